@@ -1,0 +1,192 @@
+"""Read and write a benchmark folder: ``manifest.json`` + ``samples.jsonl``, validated on load."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from egoworld import __version__
+from egoworld.benchmarks.schema import Manifest, Sample, TaskInfo
+from egoworld.common.files import InputFileError, iter_jsonl, read_json, write_json, write_jsonl
+from egoworld.common.hashing import sha256_file
+
+MANIFEST = "manifest.json"
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        msg = err["msg"].removeprefix("Value error, ")
+        loc = ".".join(str(x) for x in err["loc"])
+        parts.append(f"field '{loc}': {msg}" if loc else msg)
+    return "; ".join(parts)
+
+
+@dataclass
+class Benchmark:
+    """A loaded benchmark: its folder, manifest and samples (in file order)."""
+
+    root: Path
+    manifest: Manifest
+    samples: list[Sample]
+    _by_id: dict[str, Sample] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_id = {s.id: s for s in self.samples}
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def hash(self) -> str:
+        """sha256 of ``manifest.json`` (which holds the sha256 of the samples file)."""
+        return sha256_file(self.root / MANIFEST)
+
+    def sample(self, sample_id: str) -> Sample:
+        return self._by_id[sample_id]
+
+    def resolve(self, path: str) -> Path:
+        """A media path of a sample, resolved against the benchmark folder."""
+        p = Path(path)
+        return p if p.is_absolute() else self.root / p
+
+    def tasks(self) -> list[str]:
+        return list(self.manifest.tasks)
+
+
+def answer_key(sample: Sample) -> str:
+    """A short label of the gold answer for answer distributions (letters for choices)."""
+    if sample.answer_type == "choice":
+        return "/".join(chr(ord("A") + i) for i in sample.correct_indices)
+    if sample.answer_type in ("integer", "number"):
+        return str(sample.answer)
+    return "free"
+
+
+def save_benchmark(
+    root: str | Path,
+    *,
+    name: str,
+    tasks: dict[str, TaskInfo],
+    samples: Iterable[Sample],
+    builder: dict | None = None,
+    seed: int | None = None,
+    source: dict | None = None,
+    description: str = "",
+    version: str = "1",
+) -> Benchmark:
+    """Write ``samples.jsonl`` and ``manifest.json`` (atomically) and return the loaded benchmark."""
+    root = Path(root)
+    samples = list(samples)
+    _check_samples(samples, name, tasks, where=str(root / "samples.jsonl"))
+    write_jsonl(root / "samples.jsonl", (s.model_dump(mode="json", exclude_defaults=True) for s in samples))
+    counts = Counter(s.task for s in samples)
+    dist: dict[str, Counter[str]] = {t: Counter() for t in tasks}
+    for s in samples:
+        dist[s.task][answer_key(s)] += 1
+    manifest = Manifest(
+        name=name,
+        version=version,
+        description=description,
+        egoworld_version=__version__,
+        builder=builder or {},
+        seed=seed,
+        source=source or {},
+        tasks=tasks,
+        counts={t: counts.get(t, 0) for t in tasks},
+        answer_distribution={t: dict(sorted(c.items())) for t, c in dist.items()},
+        samples_sha256=sha256_file(root / "samples.jsonl"),
+    )
+    write_json(root / MANIFEST, manifest.model_dump(mode="json"), sort_keys=False)
+    return Benchmark(root=root, manifest=manifest, samples=samples)
+
+
+def load_benchmark(root: str | Path) -> Benchmark:
+    """Load and validate a benchmark folder; any problem raises `InputFileError` naming file, item and fix."""
+    root = Path(root)
+    mpath = root / MANIFEST
+    if not mpath.is_file():
+        raise InputFileError(
+            f"{mpath}: not found — a benchmark folder holds manifest.json and samples.jsonl "
+            "(create one with `egoworld import …` or `egoworld build …`)"
+        )
+    try:
+        manifest = Manifest.model_validate(read_json(mpath))
+    except ValidationError as exc:
+        raise InputFileError(f"{mpath}: {_explain(exc)}") from exc
+    spath = root / manifest.samples_file
+    samples: list[Sample] = []
+    for lineno, row in iter_jsonl(spath):
+        try:
+            samples.append(Sample.model_validate(row))
+        except ValidationError as exc:
+            sid = row.get("id", "?") if isinstance(row, dict) else "?"
+            raise InputFileError(f"{spath}, line {lineno} (id {sid}): {_explain(exc)}") from exc
+    if manifest.samples_sha256 and sha256_file(spath) != manifest.samples_sha256:
+        raise InputFileError(
+            f"{spath}: its sha256 differs from manifest.json's samples_sha256 — the file was changed after the "
+            "benchmark was written; rebuild it, or run `egoworld bench rehash DIR` to accept the edit"
+        )
+    _check_samples(samples, manifest.name, manifest.tasks, where=str(spath))
+    return Benchmark(root=root, manifest=manifest, samples=samples)
+
+
+def rehash_benchmark(root: str | Path) -> Manifest:
+    """Accept hand edits of ``samples.jsonl``: recompute counts and the samples hash in the manifest."""
+    root = Path(root)
+    manifest = Manifest.model_validate(read_json(root / MANIFEST))
+    manifest.samples_sha256 = ""
+    write_json(root / MANIFEST, manifest.model_dump(mode="json"), sort_keys=False)
+    bench = load_benchmark(root)
+    saved = save_benchmark(
+        root,
+        name=manifest.name,
+        tasks=manifest.tasks,
+        samples=bench.samples,
+        builder=manifest.builder,
+        seed=manifest.seed,
+        source=manifest.source,
+        description=manifest.description,
+        version=manifest.version,
+    )
+    return saved.manifest
+
+
+def _check_samples(samples: list[Sample], name: str, tasks: dict[str, TaskInfo], *, where: str) -> None:
+    seen: dict[str, Sample] = {}
+    for s in samples:
+        if s.id in seen:
+            raise InputFileError(f"{where}: sample id {s.id!r} appears twice; ids must be unique")
+        if s.benchmark != name:
+            raise InputFileError(
+                f"{where}: sample {s.id!r} says benchmark {s.benchmark!r} but the manifest names {name!r}"
+            )
+        info = tasks.get(s.task)
+        if info is None:
+            raise InputFileError(
+                f"{where}: sample {s.id!r} has task {s.task!r}, which manifest.json does not list "
+                f"(tasks: {', '.join(tasks)})"
+            )
+        if info.answer_type != s.answer_type:
+            raise InputFileError(
+                f"{where}: sample {s.id!r} has answer_type {s.answer_type!r} but task {s.task!r} "
+                f"is declared {info.answer_type!r} in manifest.json"
+            )
+        if s.trajectory is not None:
+            for dep in s.trajectory.depends_on:
+                prev = seen.get(dep)
+                if prev is None:
+                    raise InputFileError(
+                        f"{where}: sample {s.id!r} depends on {dep!r}, which is not an earlier sample "
+                        "(steps must follow the samples they depend on)"
+                    )
+                if prev.trajectory is None or prev.trajectory.id != s.trajectory.id:
+                    raise InputFileError(
+                        f"{where}: sample {s.id!r} depends on {dep!r} from another trajectory"
+                    )
+        seen[s.id] = s

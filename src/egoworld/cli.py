@@ -1,0 +1,282 @@
+"""The ``egoworld`` command line: a thin layer that parses options and calls library functions."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from egoworld import __version__
+
+app = typer.Typer(
+    help="egoworld — build, run, score and report benchmarks of world-state tracking for vision-language "
+    "models (Beyond3D, VSI-Super-Wild, EXPLORE-Bench).\n\nStages: import/build → run → score → report; each "
+    "stage reads the files the previous one wrote, so any stage can be re-run alone.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+import_app = typer.Typer(
+    help="Import an official benchmark file as a benchmark folder.", no_args_is_help=True
+)
+bench_app = typer.Typer(help="Inspect and check benchmark folders.", no_args_is_help=True)
+app.add_typer(import_app, name="import")
+app.add_typer(bench_app, name="bench")
+
+console = Console(stderr=True)
+EXIT_BAD_INPUT = 2
+EXIT_INCOMPLETE = 3
+
+
+def _fail(exc: BaseException) -> None:
+    console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"egoworld {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """egoworld command line."""
+
+
+@import_app.command("vsi-wild-qa")
+def import_vsi_wild_qa(
+    file: Annotated[Path, typer.Argument(help="The official vsi_super_wild_qa.jsonl (6,980 questions).")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Benchmark folder to write (manifest.json + samples.jsonl).")
+    ],
+    videos: Annotated[
+        Path | None,
+        typer.Option("--videos", help="Folder of the <youtube_id>_<view>.mp4 videos; linked as OUT/videos."),
+    ] = None,
+) -> None:
+    """Import the official VSI-Super-Wild questions: tasks VMR, VPO, VOO (choices) and VOC (integers).
+
+    Choices come from the "A) …" strings, the answer is the option index (an integer for VOC) and the
+    cluster is the source panorama (the video name without _front/_back/_left/_right). Without --videos the
+    benchmark runs text-only; a video setting lists the missing files in one error.
+    """
+    from egoworld.benchmarks.vsi_wild.importer import import_vsi_wild_qa as do_import
+    from egoworld.common.files import InputFileError
+
+    try:
+        bench = do_import(file, out, videos=videos)
+    except (InputFileError, ValueError) as exc:
+        _fail(exc)
+    counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
+    console.print(f"wrote {out}: {len(bench.samples)} samples ({counts})")
+
+
+@bench_app.command("check")
+def bench_check(folder: Annotated[Path, typer.Argument(help="Benchmark folder.")]) -> None:
+    """Validate a benchmark folder and print its tasks and answer balance."""
+    from egoworld.benchmarks.folder import load_benchmark
+    from egoworld.common.files import InputFileError
+
+    try:
+        bench = load_benchmark(folder)
+    except (InputFileError, ValueError) as exc:
+        _fail(exc)
+    m = bench.manifest
+    print(f"{m.name} v{m.version}: {len(bench.samples)} samples, hash {bench.hash[:12]}")
+    for task, info in m.tasks.items():
+        dist = m.answer_distribution.get(task, {})
+        shown = ", ".join(f"{k}:{v}" for k, v in list(dist.items())[:8]) + (" …" if len(dist) > 8 else "")
+        print(f"  {task:<28} {m.counts.get(task, 0):>6}  {info.answer_type:<8} {info.metric:<10} {shown}")
+
+
+@bench_app.command("rehash")
+def bench_rehash(folder: Annotated[Path, typer.Argument(help="Benchmark folder.")]) -> None:
+    """Accept hand edits of samples.jsonl: validate it and rewrite the manifest's counts and hash."""
+    from egoworld.benchmarks.folder import rehash_benchmark
+    from egoworld.common.files import InputFileError
+
+    try:
+        manifest = rehash_benchmark(folder)
+    except (InputFileError, ValueError) as exc:
+        _fail(exc)
+    console.print(f"{folder}: manifest updated ({sum(manifest.counts.values())} samples)")
+
+
+@app.command("models")
+def models_list() -> None:
+    """List model backends and their options."""
+    from egoworld.models.spec import available_backends
+
+    for name, help_text in available_backends().items():
+        print(f"{name:<10} {help_text}")
+
+
+@app.command("run")
+def run(
+    bench: Annotated[Path, typer.Option("--bench", help="Benchmark folder (manifest.json + samples.jsonl).")],
+    model: Annotated[
+        str, typer.Option("--model", help="random | prior | oracle | openai:<model> (see `egoworld models`).")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Run folder; rerunning the same command resumes it.")],
+    setting: Annotated[str, typer.Option(help="Inputs: text | frames | last-frame.")] = "text",
+    frames: Annotated[
+        int, typer.Option(help="Frames sampled from each video in the 'frames' setting.")
+    ] = 128,
+    permutations: Annotated[
+        str,
+        typer.Option(
+            help="Option orders: none | shuffle24 (all 24 orders of 4 options) | K (K sampled orders)."
+        ),
+    ] = "none",
+    tasks: Annotated[str | None, typer.Option(help="Comma-separated tasks to run (default: all).")] = None,
+    limit: Annotated[int | None, typer.Option(help="Run only the first N samples (file order).")] = None,
+    per_task: Annotated[int | None, typer.Option(help="Run only the first N samples of each task.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for option orders and seeded baselines.")] = 0,
+    epochs: Annotated[int, typer.Option(help="Repeat each request N times (for sampling models).")] = 1,
+    history: Annotated[
+        str, typer.Option(help="Trajectory steps see earlier steps: none | gold | pred.")
+    ] = "none",
+    concurrency: Annotated[int, typer.Option(help="Requests in flight at once.")] = 8,
+    base_url: Annotated[
+        str | None, typer.Option(help="Server URL for openai:<model> (e.g. http://127.0.0.1:8000/v1).")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Generation limit for server models (default 256).")
+    ] = None,
+    temperature: Annotated[
+        float | None, typer.Option(help="Sampling temperature for server models (default 0).")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(help="Seconds before a request times out (default 120).")
+    ] = None,
+    model_arg: Annotated[
+        list[str] | None,
+        typer.Option("--model-arg", help="Backend option key=value (repeatable), e.g. stop=</s>."),
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Run a model over a benchmark and store every response (SQLite, resumable).
+
+    Each (question, option order, epoch) is one request, keyed by a hash of the model, its settings, the
+    prompt, the media and the order. A rerun of the same command skips what is done and retries what
+    failed. Exit code 3 means some requests still failed (rerun to retry them).
+    """
+    from egoworld.common.files import InputFileError
+    from egoworld.models.spec import parse_model_args
+    from egoworld.runner.config import RunConfig
+    from egoworld.runner.run import run_benchmark
+
+    try:
+        args = parse_model_args(model_arg)
+        for key, value in (
+            ("base_url", base_url),
+            ("max_tokens", max_tokens),
+            ("temperature", temperature),
+            ("timeout", timeout),
+        ):
+            if value is not None:
+                args[key] = str(value)
+        cfg = RunConfig(
+            bench=bench,
+            model=model,
+            out=out,
+            model_args=args,
+            setting=setting,
+            frames=frames,
+            permutations=permutations,
+            seed=seed,
+            epochs=epochs,
+            history=history,
+            tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None,
+            limit=limit,
+            per_task=per_task,
+            concurrency=concurrency,
+            progress=progress,
+        )
+        summary = run_benchmark(cfg)
+    except (InputFileError, ValueError, RuntimeError) as exc:
+        _fail(exc)
+    console.print(summary.line())
+    if summary.errors or summary.blocked:
+        console.print("[yellow]some requests failed; rerun the same command to retry them[/]")
+        raise typer.Exit(EXIT_INCOMPLETE)
+
+
+@app.command("score")
+def score(
+    run_dir: Annotated[Path, typer.Argument(help="Run folder written by `egoworld run`.")],
+    bench: Annotated[Path | None, typer.Option(help="Benchmark folder, if it moved since the run.")] = None,
+) -> None:
+    """Score a run offline: writes scores.jsonl (one row per question × order × epoch) and scores.json."""
+    from egoworld.common.files import InputFileError
+    from egoworld.report.tables import summary_line
+    from egoworld.scoring.score import score_run
+
+    try:
+        summary = score_run(run_dir, bench_dir=bench)
+    except (InputFileError, ValueError, FileNotFoundError) as exc:
+        _fail(exc)
+    print(summary_line(summary))
+
+
+@app.command("report")
+def report(
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Run folders (scored or not; unscored ones are scored).")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Report folder: tables (md, csv), plots (png), index.html.")
+    ],
+) -> None:
+    """Make the paper's tables, Shuffle24 diagnostics, plots and a static HTML report from run folders."""
+    from egoworld.common.files import InputFileError
+    from egoworld.report.build import build_report
+
+    try:
+        index = build_report(run_dirs, out)
+    except (InputFileError, ValueError, FileNotFoundError) as exc:
+        _fail(exc)
+    console.print(f"report: {index}")
+
+
+@app.command("demo")
+def demo(
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder for the demo's benchmark, runs and report.")
+    ] = Path("demo-out"),
+    data: Annotated[Path, typer.Option(help="The shared data folder (holds vsi-super-wild/).")] = Path(
+        "../shared/data"
+    ),
+    per_task: Annotated[int, typer.Option(help="Questions per task in the fixed subset.")] = 250,
+) -> None:
+    """The embedded default end to end: import VSI-Super-Wild, run random / prior / oracle text-only with
+    Shuffle24 on a fixed subset, score and report."""
+    from egoworld.common.files import InputFileError
+    from egoworld.demo import run_demo
+
+    try:
+        index = run_demo(out=out, data=data, per_task=per_task)
+    except (InputFileError, ValueError, FileNotFoundError) as exc:
+        _fail(exc)
+    console.print(f"demo report: {index}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        console.print("interrupted — rerun the same command to resume")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

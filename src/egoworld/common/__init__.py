@@ -1,0 +1,1 @@
+"""Small shared helpers: atomic files, JSON Lines, stable hashing and seeded randomness."""

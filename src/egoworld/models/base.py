@@ -1,0 +1,118 @@
+"""The model interface: a `Request` (chat messages + what baselines need) in, a `Generation` out.
+
+Every backend — HTTP servers, in-process Hugging Face models, built-in baselines — implements
+`Model.generate`. A failure that should be recorded (and retried on the next run) raises `ModelError`.
+"""
+
+from __future__ import annotations
+
+import base64
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from egoworld.benchmarks.schema import Sample
+
+
+@dataclass(frozen=True)
+class TextPart:
+    text: str
+
+    def describe(self) -> dict[str, Any]:
+        return {"type": "text", "text": self.text}
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """An encoded image; ``sha256`` identifies its bytes (request keys use it, never the bytes)."""
+
+    sha256: str
+    mime: str
+    load: Callable[[], bytes] = field(compare=False, repr=False)
+    label: str | None = None
+    source: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def data_url(self) -> str:
+        return f"data:{self.mime};base64,{base64.b64encode(self.load()).decode('ascii')}"
+
+    def describe(self) -> dict[str, Any]:
+        return {"type": "image", "sha256": self.sha256, "mime": self.mime, "label": self.label, **self.source}
+
+
+Part = TextPart | ImagePart
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str
+    content: tuple[Part, ...]
+
+    def describe(self) -> dict[str, Any]:
+        return {"role": self.role, "content": [p.describe() for p in self.content]}
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
+
+
+@dataclass(frozen=True)
+class Request:
+    """One model call for (sample, permutation, epoch).
+
+    ``choices`` are the options in presented order; ``gold`` is the correct reply as the prompt asks for it
+    ("B", "42") — only the oracle baseline may read it.
+    """
+
+    key: str
+    sample: Sample
+    messages: tuple[Message, ...]
+    choices: tuple[str, ...] | None
+    permutation: tuple[int, ...] | None
+    epoch: int
+    gold: str | None
+
+    @property
+    def sample_id(self) -> str:
+        return self.sample.id
+
+
+@dataclass
+class Generation:
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    reasoning: str | None = None
+    finish_reason: str | None = None
+    served_model: str | None = None
+
+
+class ModelError(Exception):
+    """A request that failed for good (after the backend's own retries); stored as an error row."""
+
+    def __init__(self, reason: str, *, retryable: bool = True):
+        super().__init__(reason)
+        self.reason = reason
+        self.retryable = retryable
+
+
+class Model(ABC):
+    """A model backend. ``identity()`` enters every request key: it must change whenever outputs could."""
+
+    backend: str = "abstract"
+    accepts_images: bool = True
+
+    @abstractmethod
+    def identity(self) -> dict[str, Any]:
+        """Backend, model id, revision and generation settings (JSON-serialisable)."""
+
+    @abstractmethod
+    async def generate(self, request: Request) -> Generation:
+        """Answer one request, or raise `ModelError`."""
+
+    async def aclose(self) -> None:  # noqa: B027 — optional hook
+        """Release connections; called once at the end of a run."""
+
+    @property
+    def name(self) -> str:
+        return str(self.identity().get("model", self.backend))

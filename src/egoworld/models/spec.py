@@ -1,0 +1,146 @@
+"""Create a model from a spec string: ``random``, ``prior``, ``oracle``, ``openai:<model name>``.
+
+Backend options come as ``key=value`` strings (``--model-arg``); unknown keys are refused by name.
+Other packages add backends with `register_backend`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from egoworld.benchmarks.folder import Benchmark, load_benchmark
+from egoworld.models.base import Model
+from egoworld.models.baselines import DEFAULT_INT_RANGE, OracleModel, PriorModel, RandomModel
+
+Factory = Callable[[str, dict[str, str], "ModelContext"], Model]
+_BACKENDS: dict[str, tuple[Factory, str]] = {}
+
+
+class ModelContext:
+    """What a factory may need besides its options: the benchmark being run and run-level settings."""
+
+    def __init__(self, benchmark: Benchmark | None = None, seed: int = 0, concurrency: int = 8):
+        self.benchmark = benchmark
+        self.seed = seed
+        self.concurrency = concurrency
+
+
+def register_backend(name: str, factory: Factory, help: str) -> None:
+    _BACKENDS[name] = (factory, help)
+
+
+def available_backends() -> dict[str, str]:
+    return {name: help for name, (_, help) in sorted(_BACKENDS.items())}
+
+
+def parse_model_args(items: list[str] | None) -> dict[str, str]:
+    """``["k=v", …]`` → dict; a malformed item raises with the fix."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--model-arg {item!r}: expected key=value")
+        out[key.strip()] = value
+    return out
+
+
+def create_model(
+    spec: str, options: dict[str, str] | None = None, context: ModelContext | None = None
+) -> Model:
+    backend, _, name = spec.partition(":")
+    if backend not in _BACKENDS:
+        known = ", ".join(sorted(_BACKENDS))
+        raise ValueError(f"unknown model backend {backend!r} in {spec!r} (known: {known})")
+    factory, _ = _BACKENDS[backend]
+    return factory(name, dict(options or {}), context or ModelContext())
+
+
+def _take(options: dict[str, str], allowed: set[str], spec: str) -> dict[str, str]:
+    unknown = set(options) - allowed
+    if unknown:
+        raise ValueError(
+            f"{spec}: unknown option(s) {sorted(unknown)} (allowed: {sorted(allowed) or 'none'})"
+        )
+    return options
+
+
+def _parse_range(text: str) -> tuple[int, int]:
+    lo, sep, hi = text.replace("..", "-").partition("-")
+    if not sep:
+        raise ValueError(f"int_range {text!r}: expected LOW-HIGH, e.g. 0-20")
+    return int(lo), int(hi)
+
+
+def _random(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
+    opts = _take(options, {"seed", "int_range"}, "random")
+    seed = int(opts.get("seed", ctx.seed))
+    rng = _parse_range(opts["int_range"]) if "int_range" in opts else DEFAULT_INT_RANGE
+    return RandomModel(seed=seed, int_range=rng)
+
+
+def _prior(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
+    opts = _take(options, {"split", "stat"}, "prior")
+    if "split" in opts:
+        split = load_benchmark(opts["split"])
+    elif ctx.benchmark is not None:
+        split = ctx.benchmark
+    else:
+        raise ValueError("prior: pass split=DIR (the benchmark to take answer frequencies from)")
+    return PriorModel(split, stat=opts.get("stat", "mode"))
+
+
+def _oracle(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
+    _take(options, set(), "oracle")
+    return OracleModel()
+
+
+_OPENAI_KEYS = {
+    "base_url",
+    "api_key_env",
+    "revision",
+    "max_tokens",
+    "temperature",
+    "top_p",
+    "seed",
+    "stop",
+    "extra_body",
+    "timeout",
+    "max_retries",
+    "backoff",
+    "max_backoff",
+}
+
+
+def _openai(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
+    from egoworld.models.openai_compat import OpenAICompatModel
+
+    opts = _take(options, _OPENAI_KEYS, "openai")
+    kwargs: dict[str, Any] = {"concurrency": ctx.concurrency}
+    for key in ("base_url", "api_key_env", "revision"):
+        if key in opts:
+            kwargs[key] = opts[key]
+    for key in ("max_tokens", "max_retries", "seed"):
+        if key in opts:
+            kwargs[key] = int(opts[key])
+    for key in ("temperature", "top_p", "timeout", "backoff", "max_backoff"):
+        if key in opts:
+            kwargs[key] = float(opts[key])
+    if "stop" in opts:
+        kwargs["stop"] = [s for s in opts["stop"].split("|") if s]
+    if "extra_body" in opts:
+        kwargs["extra_body"] = json.loads(opts["extra_body"])
+    return OpenAICompatModel(name, **kwargs)
+
+
+register_backend("random", _random, "uniform over choices; integers in int_range (default 0-20); seed=S")
+register_backend(
+    "prior", _prior, "constant answer per task fitted on split=DIR (default: the run's benchmark)"
+)
+register_backend("oracle", _oracle, "returns the gold answer (a run must score 100)")
+register_backend(
+    "openai",
+    _openai,
+    "openai:<model> — any OpenAI-compatible server (base_url=…, api key from $OPENAI_API_KEY)",
+)

@@ -1,0 +1,1 @@
+"""Reports: markdown / CSV tables in the papers' layouts, matplotlib plots and a static HTML page."""

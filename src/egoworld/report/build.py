@@ -1,0 +1,148 @@
+"""`build_report`: score run folders if needed, then write tables, plots and ``index.html``."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from egoworld.benchmarks.folder import load_benchmark
+from egoworld.common.files import InputFileError, iter_jsonl, read_json, write_json, write_text
+from egoworld.report import html, plots, tables
+from egoworld.runner.config import RUN_MANIFEST, STORE_FILE
+from egoworld.scoring.score import SCORES_JSON, SCORES_JSONL, score_run
+
+
+def _ensure_scored(run_dir: Path) -> dict[str, Any]:
+    if not (run_dir / RUN_MANIFEST).is_file():
+        raise InputFileError(
+            f"{run_dir}: not a run folder (no {RUN_MANIFEST}); pass folders made by `egoworld run`"
+        )
+    scores, store = run_dir / SCORES_JSON, run_dir / STORE_FILE
+    if not scores.is_file() or (store.is_file() and store.stat().st_mtime > scores.stat().st_mtime):
+        return score_run(run_dir)
+    return read_json(scores)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:80] or "run"
+
+
+def _sample_records(run_dir: Path, summary: dict[str, Any], manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    bench = load_benchmark(manifest["benchmark_path"])
+    per: dict[str, dict[str, Any]] = {}
+    for _, row in iter_jsonl(run_dir / SCORES_JSONL):
+        rec = per.get(row["sample"])
+        if rec is None:
+            s = bench.sample(row["sample"])
+            question = s.question
+            if s.choices:
+                question += "\n" + "\n".join(f"{chr(65 + i)}) {c}" for i, c in enumerate(s.choices))
+            gold = (
+                ", ".join(s.choices[i] for i in s.correct_indices) if s.answer_type == "choice" else s.answer
+            )
+            rec = per[row["sample"]] = {
+                "sample": row["sample"],
+                "task": row["task"],
+                "question": question,
+                "gold": gold,
+                "scores": [],
+                "parsed": 0,
+                "answered": 0,
+                "raw": None,
+                "error": None,
+            }
+        if row["score"] is not None:
+            rec["scores"].append(row["score"])
+            rec["answered"] += 1
+            rec["parsed"] += int(row["parsed"])
+        if rec["raw"] is None and row.get("raw") is not None:
+            rec["raw"] = row["raw"]
+        if rec["error"] is None and row.get("error"):
+            rec["error"] = f"[{row['status']}] {row['error']}"
+    for rec in per.values():
+        rec["score"] = sum(rec["scores"]) / len(rec["scores"]) if rec["scores"] else None
+    return list(per.values())
+
+
+def build_report(run_dirs: list[Path], out: Path) -> Path:
+    """Write the report for ``run_dirs`` into ``out``; returns the path of ``index.html``."""
+    if not run_dirs:
+        raise InputFileError("no run folders given")
+    out = Path(out)
+    (out / "plots").mkdir(parents=True, exist_ok=True)
+    runs = []
+    for rd in run_dirs:
+        rd = Path(rd)
+        summary = _ensure_scored(rd)
+        runs.append((rd, summary, read_json(rd / RUN_MANIFEST)))
+    labels = [tables.run_label(s) for _, s, _ in runs]
+    counts: dict[str, int] = defaultdict(int)
+    for lab in labels:
+        counts[lab] += 1
+    labels = [
+        f"{lab} [{rd.name}]" if counts[lab] > 1 else lab for lab, (rd, _, _) in zip(labels, runs, strict=True)
+    ]
+
+    by_bench: dict[str, list[int]] = defaultdict(list)
+    for i, (_, s, _) in enumerate(runs):
+        by_bench[s["benchmark"]].append(i)
+
+    md = ["# egoworld report\n"]
+    body = ["<h1>egoworld report</h1>"]
+    for bench_name, idx in by_bench.items():
+        sums = [runs[i][1] for i in idx]
+        labs = [labels[i] for i in idx]
+        slug = _slug(bench_name)
+        main = tables.main_table(sums, labs)
+        shuffle = tables.shuffle_table(sums, labs)
+        write_text(out / f"{slug}_main.csv", tables.to_csv(main))
+        md += [f"## {bench_name}\n", tables.to_markdown(main), tables.metric_legend(sums) + "\n"]
+        sample_links: dict[int, str] = {}
+        for row_no, i in enumerate(idx):
+            rd, s, m = runs[i]
+            page_dir = out / "runs" / _slug(f"{bench_name}_{labels[i]}")
+            page_dir.mkdir(parents=True, exist_ok=True)
+            scores_href = os.path.relpath(rd.resolve() / SCORES_JSONL, page_dir.resolve())
+            write_text(
+                page_dir / "samples.html",
+                html.samples_page(labels[i], _sample_records(rd, s, m), scores_href),
+            )
+            sample_links[row_no] = os.path.relpath(page_dir / "samples.html", out)
+        bars = plots.task_bars(sums, labs, out / "plots" / f"{slug}_tasks.png")
+        body += [
+            f"<h2>{escape(bench_name)}</h2>",
+            html.table_html(main, links=sample_links),
+            f"<p class=muted>{escape(tables.metric_legend(sums))} Model names link to per-sample records.</p>",
+            f'<img src="plots/{escape(bars.name)}" alt="per-task scores">',
+        ]
+        if len(shuffle) > 1:
+            write_text(out / f"{slug}_shuffle24.csv", tables.to_csv(shuffle))
+            md += ["### Shuffle24\n", tables.to_markdown(shuffle)]
+            curves = plots.shuffle_curves(sums, labs, out / "plots" / f"{slug}_shuffle24.png")
+            body += [
+                "<h3>Shuffle24 (all 24 option orders)</h3>",
+                html.table_html(shuffle),
+                "<p class=muted>Top-K: share of questions right in at least one of the first K orders. Pass@K: "
+                "share right in at least K of 24. Bias std: standard deviation of accuracy across the 24 orders. "
+                "Pick: share of answers choosing each display position.</p>",
+            ]
+            if curves:
+                body.append(f'<img src="plots/{escape(curves.name)}" alt="Top-K and Pass@K">')
+                md.append(f"\n![Top-K / Pass@K](plots/{curves.name})\n")
+        md.append(f"\n![per-task scores](plots/{bars.name})\n")
+    body += [
+        "<h2>Provenance</h2>",
+        html.provenance_html([(labels[i], s, m) for i, (_, s, m) in enumerate(runs)]),
+    ]
+    write_text(out / "tables.md", "\n".join(md))
+    write_json(
+        out / "report.json",
+        {"runs": [{"label": labels[i], "dir": str(rd), "scores": s} for i, (rd, s, _) in enumerate(runs)]},
+    )
+    index = out / "index.html"
+    write_text(index, html.page("egoworld report", "\n".join(body)))
+    return index

@@ -1,0 +1,94 @@
+"""Static HTML: the report page and one per-sample page per run. Every model or data string is escaped."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+from egoworld.report.tables import Table
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;margin:2em;max-width:1300px;color:#222}
+table{border-collapse:collapse;margin:1em 0;font-size:14px}
+th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f3f3f3} td.num{text-align:right;font-variant-numeric:tabular-nums}
+pre{white-space:pre-wrap;margin:0;font-size:12px;max-width:520px}
+.ok{color:#176317}.bad{color:#a31515}.muted{color:#777;font-size:13px}
+img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}
+"""
+
+
+def page(title: str, body: str) -> str:
+    return (
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+        f"<style>{_STYLE}</style></head><body>\n{body}\n</body></html>\n"
+    )
+
+
+def table_html(table: Table, links: dict[int, str] | None = None) -> str:
+    """``links`` maps a body row number (0-based) to an href for its first cell."""
+    head, *body = table
+    out = ["<table><thead><tr>", *(f"<th>{escape(h)}</th>" for h in head), "</tr></thead><tbody>"]
+    for i, row in enumerate(body):
+        cells = []
+        for j, cell in enumerate(row):
+            text = escape(cell)
+            if j == 0 and links and i in links:
+                text = f'<a href="{escape(links[i], quote=True)}">{text}</a>'
+            cls = ' class="num"' if j > 0 and _numeric(cell) else ""
+            cells.append(f"<td{cls}>{text}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _numeric(cell: str) -> bool:
+    return bool(cell) and (cell[0].isdigit() or cell[0] == "—")
+
+
+def provenance_html(runs: Sequence[tuple[str, dict[str, Any], dict[str, Any]]]) -> str:
+    rows = [
+        "<table><thead><tr><th>Run</th><th>Model</th><th>Served model</th><th>Benchmark</th><th>Inputs</th>"
+        "<th>Orders</th><th>egoworld</th><th>Status</th></tr></thead><tbody>"
+    ]
+    for label, summary, manifest in runs:
+        model = manifest.get("model", {})
+        rows.append(
+            "<tr>"
+            f"<td>{escape(label)}</td>"
+            f"<td><code>{escape(str(model))}</code></td>"
+            f"<td>{escape(', '.join(manifest.get('served_models') or []) or '—')}</td>"
+            f"<td>{escape(summary['benchmark'])} <span class=muted>{escape(summary['benchmark_hash'][:12])}</span></td>"
+            f"<td>{escape(str(summary.get('inputs')))}</td>"
+            f"<td>{escape(str(summary.get('permutations')))}</td>"
+            f"<td>{escape(str(manifest.get('egoworld_version')))}</td>"
+            f"<td>{escape(str(manifest.get('status')))}</td>"
+            "</tr>"
+        )
+    rows.append("</tbody></table>")
+    return "".join(rows)
+
+
+def samples_page(label: str, records: Sequence[dict[str, Any]], scores_href: str) -> str:
+    """One row per question: task, question, choices, gold, mean score over orders, first reply."""
+    parts = [
+        f"<h1>{escape(label)}</h1>",
+        f'<p class=muted>One row per question; every order and epoch is in <a href="{escape(scores_href, quote=True)}">'
+        "scores.jsonl</a>. Score = mean over orders and epochs (blank: not answered).</p>",
+        "<table><thead><tr><th>Sample</th><th>Task</th><th>Question</th><th>Gold</th><th>Score</th>"
+        "<th>Parsed</th><th>First reply</th></tr></thead><tbody>",
+    ]
+    for r in records:
+        score = "" if r["score"] is None else f"{100 * r['score']:.0f}"
+        cls = "ok" if r["score"] == 1 else ("bad" if r["score"] is not None else "muted")
+        parts.append(
+            "<tr>"
+            f"<td>{escape(r['sample'])}</td><td>{escape(r['task'])}</td>"
+            f"<td><pre>{escape(r['question'])}</pre></td><td>{escape(str(r['gold']))}</td>"
+            f'<td class="num {cls}">{score}</td><td class=num>{r["parsed"]}/{r["answered"]}</td>'
+            f"<td><pre>{escape((r['raw'] or r.get('error') or '')[:400])}</pre></td>"
+            "</tr>"
+        )
+    parts.append("</tbody></table>")
+    return page(f"{label} — samples", "\n".join(parts))

@@ -1,0 +1,70 @@
+"""PNG plots (matplotlib, Agg backend): per-task bars with SEM and Shuffle24 Top-K / Pass@K curves."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from egoworld.report.tables import task_columns  # noqa: E402
+
+
+def task_bars(summaries: Sequence[dict[str, Any]], labels: Sequence[str], path: Path) -> Path:
+    cols = [*task_columns(summaries), "Overall"]
+    width = 0.8 / max(1, len(summaries))
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(cols)), 4))
+    x = np.arange(len(cols))
+    for i, (s, label) in enumerate(zip(summaries, labels, strict=True)):
+        vals, errs = [], []
+        for t in cols:
+            if t == "Overall":
+                vals.append(s["overall"] or 0.0)
+                errs.append(s["overall_sem"] or 0.0)
+            else:
+                e = s["tasks"].get(t)
+                vals.append((e and e[e["metric"]]) or 0.0)
+                errs.append((e and e["sem"]) or 0.0)
+        ax.bar(x + i * width - 0.4 + width / 2, vals, width, yerr=errs, capsize=2, label=label)
+    ax.set_xticks(x, cols)
+    ax.set_ylabel("score (%)")
+    ax.set_ylim(0, 105)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title("Per-task scores (± SEM)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def shuffle_curves(summaries: Sequence[dict[str, Any]], labels: Sequence[str], path: Path) -> Path | None:
+    tasks = [t for t in task_columns(summaries) if any(t in (s.get("shuffle24") or {}) for s in summaries)]
+    if not tasks:
+        return None
+    fig, axes = plt.subplots(2, len(tasks), figsize=(3.6 * len(tasks), 6), squeeze=False)
+    for j, task in enumerate(tasks):
+        for s, label in zip(summaries, labels, strict=True):
+            st = (s.get("shuffle24") or {}).get(task)
+            if not st:
+                continue
+            k = np.arange(1, len(st["top_k"]) + 1)
+            axes[0][j].plot(k, st["top_k"], marker=".", label=label)
+            axes[1][j].plot(k, st["pass_at_k"], marker=".", label=label)
+        axes[0][j].set_title(f"{task}: Top-K")
+        axes[1][j].set_title(f"{task}: Pass@K")
+        for row in (0, 1):
+            axes[row][j].set_xlabel("K (orders)")
+            axes[row][j].set_ylim(-2, 102)
+            axes[row][j].grid(alpha=0.3)
+    axes[0][0].set_ylabel("% questions")
+    axes[1][0].set_ylabel("% questions")
+    axes[0][-1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

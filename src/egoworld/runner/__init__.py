@@ -1,0 +1,1 @@
+"""The run loop: prompts, option permutations, request keys, the response store and resume."""

@@ -1,0 +1,59 @@
+"""Run configuration and the run manifest (``run.json``)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from egoworld.common.files import InputFileError, read_json
+
+RUN_MANIFEST = "run.json"
+STORE_FILE = "responses.sqlite"
+
+#: settings that must match when a run folder is resumed (they change request keys or their meaning)
+FIXED_FIELDS = ("benchmark_hash", "model", "inputs", "permutations", "seed", "epochs", "history")
+
+
+@dataclass
+class RunConfig:
+    bench: Path
+    model: str
+    out: Path
+    model_args: dict[str, str] = field(default_factory=dict)
+    setting: str = "text"
+    frames: int = 128
+    permutations: str | int = "none"
+    seed: int = 0
+    epochs: int = 1
+    history: str = "none"
+    tasks: list[str] | None = None
+    limit: int | None = None
+    per_task: int | None = None
+    concurrency: int = 8
+    progress: bool = True
+
+    def selection(self) -> dict[str, Any]:
+        return {"tasks": self.tasks, "limit": self.limit, "per_task": self.per_task}
+
+
+def check_resumable(out: Path, manifest: dict[str, Any]) -> None:
+    """Refuse to mix two different runs in one folder; name what differs and the fix."""
+    path = out / RUN_MANIFEST
+    if not path.is_file():
+        return
+    old = read_json(path)
+    diffs = [f for f in FIXED_FIELDS if old.get(f) != manifest.get(f)]
+    if diffs:
+        detail = "; ".join(f"{f}: {old.get(f)!r} → {manifest.get(f)!r}" for f in diffs)
+        raise InputFileError(
+            f"{path}: this folder holds another run ({detail}). Use a new --out folder for a different "
+            "model, benchmark or setting (a rerun of the same command resumes)."
+        )
+
+
+def config_dict(cfg: RunConfig) -> dict[str, Any]:
+    d = asdict(cfg)
+    d["bench"] = str(cfg.bench)
+    d["out"] = str(cfg.out)
+    return d

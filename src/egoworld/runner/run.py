@@ -1,0 +1,386 @@
+"""`run_benchmark`: build every request of a run, skip what the store already has, call the model with
+bounded concurrency, and write each response as it arrives.
+
+Work items are (sample, option order, epoch). Items of a trajectory run after the steps they depend on when
+the history mode needs their answers; everything else is independent. Items are ordered by clip so media
+is read once per clip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from egoworld import __version__
+from egoworld.benchmarks.folder import Benchmark, load_benchmark
+from egoworld.benchmarks.registry import plugin_for
+from egoworld.benchmarks.schema import Sample
+from egoworld.common.files import write_json
+from egoworld.models.base import Message, Model, ModelError, Request, TextPart
+from egoworld.models.spec import ModelContext, create_model
+from egoworld.runner.config import RUN_MANIFEST, STORE_FILE, RunConfig, check_resumable, config_dict
+from egoworld.runner.history import HISTORY_MODES, history_block
+from egoworld.runner.inputs import InputSettings, MediaInputs, check_media, open_inputs
+from egoworld.runner.keys import request_key
+from egoworld.runner.permutations import Permutation, orders_for, parse_mode, permutation_id
+from egoworld.runner.store import ResponseStore
+from egoworld.scoring.extract import extract_answer
+
+ItemId = tuple[str, str, int]  # (sample id, permutation id, epoch)
+
+
+@dataclass
+class Item:
+    sample: Sample
+    perm: Permutation | None
+    epoch: int
+    deps: list[ItemId] = field(default_factory=list)
+
+    @property
+    def id(self) -> ItemId:
+        return (self.sample.id, permutation_id(self.perm), self.epoch)
+
+
+@dataclass
+class RunSummary:
+    out: Path
+    planned: int = 0
+    called: int = 0
+    reused: int = 0
+    ok: int = 0
+    errors: int = 0
+    blocked: int = 0
+    seconds: float = 0.0
+    served_models: set[str] = field(default_factory=set)
+
+    def line(self) -> str:
+        return (
+            f"{self.planned} requests: {self.reused} already done, {self.called} sent "
+            f"({self.ok} ok, {self.errors} errors), {self.blocked} waiting on failed steps — {self.seconds:.1f} s"
+        )
+
+
+def select_samples(
+    bench: Benchmark, tasks: list[str] | None, limit: int | None, per_task: int | None
+) -> list[Sample]:
+    """Samples in file order filtered by task, capped per task and in total; trajectory steps bring the steps
+    they depend on."""
+    if tasks:
+        unknown = sorted(set(tasks) - set(bench.tasks()))
+        if unknown:
+            raise ValueError(f"--tasks: {unknown} not in this benchmark (tasks: {', '.join(bench.tasks())})")
+    chosen: list[Sample] = []
+    per: dict[str, int] = {}
+    for s in bench.samples:
+        if tasks and s.task not in tasks:
+            continue
+        if per_task is not None and per.get(s.task, 0) >= per_task:
+            continue
+        if limit is not None and len(chosen) >= limit:
+            break
+        per[s.task] = per.get(s.task, 0) + 1
+        chosen.append(s)
+    ids = {s.id for s in chosen}
+    needed = set()
+    for s in chosen:
+        stack = list(s.trajectory.depends_on) if s.trajectory else []
+        while stack:
+            d = stack.pop()
+            if d not in ids and d not in needed:
+                needed.add(d)
+                dep = bench.sample(d)
+                stack.extend(dep.trajectory.depends_on if dep.trajectory else ())
+    if needed:
+        chosen = [s for s in bench.samples if s.id in ids or s.id in needed]
+    return chosen
+
+
+def plan_items(samples: list[Sample], mode: str | int, seed: int, epochs: int, history: str) -> list[Item]:
+    orders = {s.id: orders_for(len(s.choices) if s.choices else None, mode, seed, s.id) for s in samples}
+    items = []
+    for s in samples:
+        for perm in orders[s.id]:
+            for epoch in range(epochs):
+                item = Item(sample=s, perm=perm, epoch=epoch)
+                if history == "pred" and s.trajectory:
+                    for d in s.trajectory.depends_on:
+                        pid = permutation_id(perm)
+                        dep_pids = [permutation_id(p) for p in orders[d]]
+                        item.deps.append((d, pid if pid in dep_pids else dep_pids[0], epoch))
+                items.append(item)
+    return items
+
+
+class _Runner:
+    def __init__(
+        self, cfg: RunConfig, bench: Benchmark, model: Model, store: ResponseStore, inputs: MediaInputs
+    ):
+        self.cfg, self.bench, self.model, self.store, self.inputs = cfg, bench, model, store, inputs
+        self.plugin = plugin_for(bench.name)
+        self.identity = model.identity()
+        self.input_settings = InputSettings(setting=cfg.setting, frames=cfg.frames).describe()
+        self.answers: dict[
+            ItemId, int | float | None
+        ] = {}  # parsed answers (original choice index) for histories
+        self.failed: set[ItemId] = set()
+        self.ok_keys = store.ok_keys()
+
+    def build(self, item: Item) -> Request:
+        s, prompt = item.sample, self.plugin.prompt
+        choices = prompt.presented_choices(s, item.perm)
+        text = prompt.question_text(s, choices)
+        if self.cfg.history != "none" and s.trajectory and s.trajectory.depends_on:
+            steps = []
+            for dep_id in s.trajectory.depends_on:
+                dep = self.bench.sample(dep_id)
+                if self.cfg.history == "gold":
+                    value = dep.correct_indices[0] if dep.answer_type == "choice" else dep.answer
+                else:
+                    value = self.answers.get(next(d for d in item.deps if d[0] == dep_id))
+                steps.append((dep, prompt.answer_text(dep, value)))
+            text = history_block(steps) + text
+        parts = [*self.inputs.parts(self.bench, s), TextPart(text)]
+        messages = (Message(role="user", content=tuple(parts)),)
+        pid = permutation_id(item.perm)
+        key = request_key(
+            model=self.identity,
+            messages=messages,
+            sample_id=s.id,
+            permutation=pid,
+            epoch=item.epoch,
+            inputs=self.input_settings,
+        )
+        return Request(
+            key=key,
+            sample=s,
+            messages=messages,
+            choices=choices,
+            permutation=item.perm,
+            epoch=item.epoch,
+            gold=prompt.gold_reply(s, item.perm),
+        )
+
+    def remember(self, item: Item, raw: str | None) -> None:
+        if self.cfg.history != "pred" or raw is None:
+            return
+        s = item.sample
+        choices = self.plugin.prompt.presented_choices(s, item.perm)
+        if s.answer_type == "free":
+            self.answers[item.id] = None
+            return
+        ex = extract_answer(raw, s.answer_type, choices)
+        value = ex.value
+        if value is not None and s.answer_type == "choice" and item.perm is not None:
+            value = item.perm[int(value)]
+        self.answers[item.id] = value
+
+    async def process(self, item: Item, summary: RunSummary) -> bool:
+        """Run one item; True when it has an ok response."""
+        if any(d in self.failed for d in item.deps):
+            summary.blocked += 1
+            return False
+        if self.cfg.setting == "text":
+            request = self.build(item)
+        else:
+            request = await asyncio.to_thread(self.build, item)
+        pid = permutation_id(item.perm)
+        self.store.plan(item.sample.id, pid, item.epoch, request.key)
+        if request.key in self.ok_keys:
+            summary.reused += 1
+            if self.cfg.history == "pred":
+                row = self.store.get(request.key)
+                self.remember(item, row.raw if row else None)
+            return True
+        self.store.put_request(request.key, {"messages": [m.describe() for m in request.messages]})
+        start = time.perf_counter()
+        summary.called += 1
+        try:
+            gen = await self.model.generate(request)
+        except ModelError as exc:
+            self._error(request, item, pid, exc.reason, time.perf_counter() - start, summary)
+            return False
+        except Exception as exc:  # a backend bug must not kill the run; it is recorded and retried on resume
+            self._error(
+                request, item, pid, f"{type(exc).__name__}: {exc}", time.perf_counter() - start, summary
+            )
+            return False
+        self.store.put(
+            key=request.key,
+            sample_id=item.sample.id,
+            permutation=pid,
+            epoch=item.epoch,
+            status="ok",
+            raw=gen.text,
+            reasoning=gen.reasoning,
+            latency_s=time.perf_counter() - start,
+            prompt_tokens=gen.prompt_tokens,
+            completion_tokens=gen.completion_tokens,
+            finish_reason=gen.finish_reason,
+            served_model=gen.served_model,
+        )
+        if gen.served_model:
+            summary.served_models.add(gen.served_model)
+        summary.ok += 1
+        self.remember(item, gen.text)
+        return True
+
+    def _error(
+        self, request: Request, item: Item, pid: str, reason: str, latency: float, summary: RunSummary
+    ) -> None:
+        self.store.put(
+            key=request.key,
+            sample_id=item.sample.id,
+            permutation=pid,
+            epoch=item.epoch,
+            status="error",
+            error=reason,
+            latency_s=latency,
+        )
+        summary.errors += 1
+
+    async def execute(self, items: list[Item], summary: RunSummary, advance: Callable[[], None]) -> None:
+        by_id = {it.id: it for it in items}
+        waiting = {it.id: len(it.deps) for it in items}
+        dependents: dict[ItemId, list[ItemId]] = {}
+        for it in items:
+            for d in it.deps:
+                if d not in by_id:
+                    raise ValueError(f"{it.sample.id} depends on {d}, which is not part of this run")
+                dependents.setdefault(d, []).append(it.id)
+        ready: deque[Item] = deque(it for it in items if not it.deps)
+        remaining = len(items)
+        wake = asyncio.Event()
+
+        async def worker() -> None:
+            nonlocal remaining
+            while remaining > 0:
+                if not ready:
+                    wake.clear()
+                    await wake.wait()
+                    continue
+                item = ready.popleft()
+                ok = await self.process(item, summary)
+                if not ok:
+                    self.failed.add(item.id)
+                for dep_id in dependents.get(item.id, ()):
+                    waiting[dep_id] -= 1
+                    if waiting[dep_id] == 0:
+                        ready.append(by_id[dep_id])
+                remaining -= 1
+                advance()
+                wake.set()
+
+        workers = [asyncio.create_task(worker()) for _ in range(max(1, self.cfg.concurrency))]
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            for w in workers:
+                w.cancel()
+
+
+def _clip_order(items: list[Item]) -> list[Item]:
+    """Group items by video so each clip's media is read once (stable within a clip)."""
+    first_seen: dict[str, int] = {}
+    for it in items:
+        v = it.sample.media.video.path if it.sample.media.video else ""
+        first_seen.setdefault(v, len(first_seen))
+    return sorted(
+        items, key=lambda it: first_seen[it.sample.media.video.path if it.sample.media.video else ""]
+    )
+
+
+def run_manifest(cfg: RunConfig, bench: Benchmark, model: Model) -> dict[str, Any]:
+    return {
+        "egoworld_version": __version__,
+        "benchmark": bench.name,
+        "benchmark_path": str(Path(bench.root).resolve()),
+        "benchmark_hash": bench.hash,
+        "model": model.identity(),
+        "model_spec": cfg.model,
+        "inputs": InputSettings(setting=cfg.setting, frames=cfg.frames).describe(),
+        "permutations": cfg.permutations,
+        "seed": cfg.seed,
+        "epochs": cfg.epochs,
+        "history": cfg.history,
+        "selection": cfg.selection(),
+        "executor": "local",
+        "config": config_dict(cfg),
+    }
+
+
+def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
+    """Run (or resume) ``cfg``; returns counts. Errors are stored and retried by the next run."""
+    if cfg.history not in HISTORY_MODES:
+        raise ValueError(f"--history {cfg.history!r}: expected one of {', '.join(HISTORY_MODES)}")
+    if cfg.epochs < 1:
+        raise ValueError("--epochs must be at least 1")
+    mode = parse_mode(str(cfg.permutations))
+    bench = load_benchmark(cfg.bench)
+    samples = select_samples(bench, cfg.tasks, cfg.limit, cfg.per_task)
+    settings = InputSettings(setting=cfg.setting, frames=cfg.frames)
+    check_media(bench, samples, settings)
+    model = model or create_model(
+        cfg.model, cfg.model_args, ModelContext(benchmark=bench, seed=cfg.seed, concurrency=cfg.concurrency)
+    )
+    manifest = run_manifest(cfg, bench, model)
+    out = Path(cfg.out)
+    check_resumable(out, manifest)
+    out.mkdir(parents=True, exist_ok=True)
+    previous = (out / RUN_MANIFEST).is_file()
+    manifest["status"] = "running"
+    write_json(out / RUN_MANIFEST, manifest)
+
+    items = plan_items(samples, mode, cfg.seed, cfg.epochs, cfg.history)
+    if cfg.setting != "text":
+        items = _clip_order(items)
+    summary = RunSummary(out=out, planned=len(items))
+    start = time.perf_counter()
+    inputs = open_inputs(bench, settings)
+    store = ResponseStore(out / STORE_FILE)
+    try:
+        store.reset_plan()
+        runner = _Runner(cfg, bench, model, store, inputs)
+        asyncio.run(_drive(runner, items, summary, cfg.progress, resumed=previous))
+    finally:
+        inputs.close()
+        counts = store.counts()
+        store.close()
+    summary.seconds = time.perf_counter() - start
+    manifest["status"] = "complete" if summary.errors == 0 and summary.blocked == 0 else "incomplete"
+    manifest["served_models"] = sorted(summary.served_models)
+    manifest["counts"] = {"planned": summary.planned, **{k: v for k, v in counts.items() if k != "planned"}}
+    write_json(out / RUN_MANIFEST, manifest)
+    return summary
+
+
+async def _drive(
+    runner: _Runner, items: list[Item], summary: RunSummary, progress: bool, resumed: bool
+) -> None:
+    try:
+        if not progress:
+            await runner.execute(items, summary, lambda: None)
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        label = f"{runner.model.name} ({'resume' if resumed else 'run'})"
+        with Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[status]}"),
+            transient=False,
+        ) as bar:
+            task = bar.add_task(label, total=len(items), status="")
+
+            def advance() -> None:
+                bar.update(task, advance=1, status=f"ok {summary.ok + summary.reused} · err {summary.errors}")
+
+            await runner.execute(items, summary, advance)
+    finally:
+        await runner.model.aclose()

@@ -1,0 +1,260 @@
+"""The response store: an append-only, crash-safe SQLite file (WAL mode) keyed by request hash.
+
+Tables
+  responses  one row per request key: raw output or error, latency, tokens. An ``ok`` row is never
+             overwritten; an ``error`` row is replaced when the request is retried.
+  requests   the request as sent (text, image hashes, frame indices), for inspection and reports.
+  plan       (sample, permutation, epoch) → request key for the latest run command; scoring reads it.
+  meta       key/value (the run manifest's digest, schema version).
+
+Each write is its own committed transaction, so a killed run loses at most the requests in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    sample_id TEXT NOT NULL,
+    permutation TEXT NOT NULL,
+    epoch INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'error')),
+    raw TEXT,
+    reasoning TEXT,
+    error TEXT,
+    latency_s REAL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    finish_reason TEXT,
+    served_model TEXT,
+    attempts INTEGER NOT NULL DEFAULT 1,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS requests (
+    key TEXT PRIMARY KEY,
+    request TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS plan (
+    sample_id TEXT NOT NULL,
+    permutation TEXT NOT NULL,
+    epoch INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    PRIMARY KEY (sample_id, permutation, epoch)
+);
+CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class ResponseRow:
+    key: str
+    sample_id: str
+    permutation: str
+    epoch: int
+    status: str
+    raw: str | None
+    reasoning: str | None
+    error: str | None
+    latency_s: float | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    finish_reason: str | None
+    served_model: str | None
+    attempts: int
+
+
+class ResponseStore:
+    """SQLite response store. One writer process at a time; readers may open it concurrently."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False):
+        self.path = Path(path)
+        if readonly:
+            if not self.path.is_file():
+                raise FileNotFoundError(f"{self.path}: no response store here (run `egoworld run` first)")
+            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(_SCHEMA)
+            self.db.execute(
+                "INSERT OR IGNORE INTO meta (k, v) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+            )
+        self.db.row_factory = sqlite3.Row
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> ResponseStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ------------------------------------------------------------------------------------------
+    def put(
+        self,
+        *,
+        key: str,
+        sample_id: str,
+        permutation: str,
+        epoch: int,
+        status: str,
+        raw: str | None = None,
+        reasoning: str | None = None,
+        error: str | None = None,
+        latency_s: float | None = None,
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+        finish_reason: str | None = None,
+        served_model: str | None = None,
+    ) -> None:
+        """Insert a response; replaces an earlier ``error`` row for the key, never an ``ok`` one."""
+        now = time.time()
+        self.db.execute(
+            """
+            INSERT INTO responses (key, sample_id, permutation, epoch, status, raw, reasoning, error, latency_s,
+                                   prompt_tokens, completion_tokens, finish_reason, served_model, attempts,
+                                   created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+            ON CONFLICT (key) DO UPDATE SET
+                status = excluded.status, raw = excluded.raw, reasoning = excluded.reasoning,
+                error = excluded.error, latency_s = excluded.latency_s, prompt_tokens = excluded.prompt_tokens,
+                completion_tokens = excluded.completion_tokens, finish_reason = excluded.finish_reason,
+                served_model = excluded.served_model, attempts = responses.attempts + 1,
+                updated_at = excluded.updated_at
+            WHERE responses.status != 'ok'
+            """,
+            (
+                key,
+                sample_id,
+                permutation,
+                epoch,
+                status,
+                raw,
+                reasoning,
+                error,
+                latency_s,
+                prompt_tokens,
+                completion_tokens,
+                finish_reason,
+                served_model,
+                now,
+                now,
+            ),
+        )
+
+    def put_request(self, key: str, request: dict[str, Any]) -> None:
+        self.db.execute(
+            "INSERT OR IGNORE INTO requests (key, request) VALUES (?, ?)",
+            (key, json.dumps(request, sort_keys=True, ensure_ascii=False)),
+        )
+
+    def reset_plan(self) -> None:
+        self.db.execute("DELETE FROM plan")
+
+    def plan(self, sample_id: str, permutation: str, epoch: int, key: str) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO plan (sample_id, permutation, epoch, key) VALUES (?, ?, ?, ?)",
+            (sample_id, permutation, epoch, key),
+        )
+
+    def plan_many(self, rows: list[tuple[str, str, int, str]]) -> None:
+        with self.transaction():
+            self.db.executemany(
+                "INSERT OR REPLACE INTO plan (sample_id, permutation, epoch, key) VALUES (?, ?, ?, ?)", rows
+            )
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)", (key, value))
+
+    def transaction(self) -> sqlite3.Connection:
+        """``with store.transaction():`` groups writes into one commit."""
+        return _Tx(self.db)  # type: ignore[return-value]
+
+    # -- reading ------------------------------------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def status_of(self, keys: list[str]) -> dict[str, str]:
+        """Status of each key that has a row (keys without a row are absent)."""
+        out: dict[str, str] = {}
+        for i in range(0, len(keys), 900):
+            chunk = keys[i : i + 900]
+            marks = ",".join("?" * len(chunk))
+            for row in self.db.execute(f"SELECT key, status FROM responses WHERE key IN ({marks})", chunk):
+                out[row[0]] = row[1]
+        return out
+
+    def ok_keys(self) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT key FROM responses WHERE status = 'ok'")}
+
+    def get(self, key: str) -> ResponseRow | None:
+        row = self.db.execute("SELECT * FROM responses WHERE key = ?", (key,)).fetchone()
+        return None if row is None else _row(row)
+
+    def planned(self) -> Iterator[tuple[str, str, int, str, ResponseRow | None]]:
+        """(sample, permutation, epoch, key, response or None) for every planned request."""
+        cur = self.db.execute(
+            "SELECT p.sample_id AS p_sample, p.permutation AS p_perm, p.epoch AS p_epoch, p.key AS p_key, r.* "
+            "FROM plan p LEFT JOIN responses r ON r.key = p.key"
+        )
+        for row in cur:
+            resp = _row(row) if row["status"] is not None else None
+            yield row["p_sample"], row["p_perm"], row["p_epoch"], row["p_key"], resp
+
+    def request(self, key: str) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT request FROM requests WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def counts(self) -> dict[str, int]:
+        out = {"ok": 0, "error": 0}
+        for status, n in self.db.execute("SELECT status, COUNT(*) FROM responses GROUP BY status"):
+            out[status] = n
+        out["rows"] = out["ok"] + out["error"]
+        out["planned"] = self.db.execute("SELECT COUNT(*) FROM plan").fetchone()[0]
+        return out
+
+
+class _Tx:
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.db.execute("BEGIN")
+        return self.db
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _row(row: sqlite3.Row) -> ResponseRow:
+    return ResponseRow(
+        key=row["key"],
+        sample_id=row["sample_id"],
+        permutation=row["permutation"],
+        epoch=row["epoch"],
+        status=row["status"],
+        raw=row["raw"],
+        reasoning=row["reasoning"],
+        error=row["error"],
+        latency_s=row["latency_s"],
+        prompt_tokens=row["prompt_tokens"],
+        completion_tokens=row["completion_tokens"],
+        finish_reason=row["finish_reason"],
+        served_model=row["served_model"],
+        attempts=row["attempts"],
+    )

@@ -1,0 +1,1 @@
+"""Scoring: answer extraction and per-sample scores."""

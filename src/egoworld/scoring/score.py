@@ -1,0 +1,232 @@
+"""`score_run`: re-score a run folder offline — no model needed — into ``scores.jsonl`` and ``scores.json``.
+
+Every planned (sample, option order, epoch) gets a row. Rows whose request failed (``error``) or never ran
+(``missing``) are listed but never scored as answers: metrics use answered rows only and report the counts.
+An answered row that the extractor cannot parse is wrong (score 0) and lowers the parse rate.
+
+A question's score is the mean over its orders and epochs; task metrics, Overall (the mean over all
+questions, as the papers define it), SEM and the cluster-bootstrap CI are computed over questions.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from egoworld.benchmarks.folder import Benchmark, load_benchmark
+from egoworld.benchmarks.registry import plugin_for
+from egoworld.benchmarks.schema import Sample
+from egoworld.common.files import InputFileError, read_json, write_json, write_jsonl
+from egoworld.metrics.mra import mra_linear, mra_staircase
+from egoworld.metrics.shuffle import shuffle_stats
+from egoworld.metrics.stats import cluster_bootstrap_ci, mean_sem
+from egoworld.runner.config import RUN_MANIFEST, STORE_FILE
+from egoworld.runner.permutations import all_orders, order_index, parse_mode, permutation_id
+from egoworld.runner.run import plan_items, select_samples
+from egoworld.runner.store import ResponseRow, ResponseStore
+from egoworld.scoring.extract import extract_answer
+
+SCORES_JSONL = "scores.jsonl"
+SCORES_JSON = "scores.json"
+
+
+def metric_value(metric: str, sample: Sample, value: int | float | None) -> float:
+    """Score in [0, 1] of one extracted answer (``value`` is an original choice index or a number)."""
+    if value is None:
+        return 0.0
+    if metric == "accuracy":
+        if sample.answer_type == "choice":
+            return 1.0 if int(value) in sample.correct_indices else 0.0
+        return 1.0 if float(value) == float(sample.answer) else 0.0
+    if metric == "mra":
+        return mra_linear(float(value), float(sample.answer))
+    if metric == "mra_staircase":
+        return mra_staircase(float(value), float(sample.answer))
+    custom = plugin_for(sample.benchmark).metrics.get(metric)
+    if custom is None:
+        raise InputFileError(f"task {sample.task!r} asks for metric {metric!r}, which no plug-in provides")
+    return float(custom(sample, value))
+
+
+@dataclass
+class _TaskAcc:
+    question_scores: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    staircase: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    rows_ok: int = 0
+    rows_parsed: int = 0
+    errors: int = 0
+    missing: int = 0
+
+
+def score_row(
+    sample: Sample, perm_id: str, epoch: int, resp: ResponseRow | None, metric: str
+) -> dict[str, Any]:
+    """One ``scores.jsonl`` row."""
+    from egoworld.runner.permutations import parse_permutation_id
+
+    perm = parse_permutation_id(perm_id)
+    row: dict[str, Any] = {
+        "sample": sample.id,
+        "task": sample.task,
+        "permutation": perm_id,
+        "epoch": epoch,
+        "status": "missing" if resp is None else resp.status,
+        "raw": None if resp is None else resp.raw,
+        "parsed": False,
+        "pred": None,
+        "score": None,
+        "gold": sample.answer if sample.answer_type != "free" else None,
+    }
+    if resp is None or resp.status != "ok":
+        row["error"] = None if resp is None else resp.error
+        return row
+    choices = tuple(sample.choices[i] for i in perm) if (sample.choices and perm) else sample.choices
+    ex = extract_answer(resp.raw or "", sample.answer_type, choices)
+    value = ex.value
+    if value is not None and sample.answer_type == "choice":
+        row["pred_position"] = int(value)
+        value = perm[int(value)] if perm else int(value)
+    row.update(parsed=ex.parsed, pred=value, rule=ex.rule, score=metric_value(metric, sample, value))
+    if sample.answer_type in ("integer", "number"):
+        row["mra_staircase"] = mra_staircase(float(value), float(sample.answer)) if value is not None else 0.0
+    return row
+
+
+def _pct(x: float) -> float:
+    return round(100.0 * x, 6)
+
+
+def score_run(
+    run_dir: str | Path, *, bench_dir: str | Path | None = None, write: bool = True
+) -> dict[str, Any]:
+    """Score ``run_dir``; writes ``scores.jsonl`` / ``scores.json`` there and returns the summary."""
+    run_dir = Path(run_dir)
+    manifest = read_json(run_dir / RUN_MANIFEST)
+    bench = load_benchmark(bench_dir or manifest["benchmark_path"])
+    if bench.hash != manifest["benchmark_hash"]:
+        raise InputFileError(
+            f"{bench.root}: benchmark differs from the one this run used (hash {manifest['benchmark_hash'][:12]}); "
+            "pass --bench with the original folder"
+        )
+    cfg = manifest["config"]
+    samples = select_samples(bench, cfg["tasks"], cfg["limit"], cfg["per_task"])
+    mode = parse_mode(str(cfg["permutations"]))
+    items = plan_items(samples, mode, cfg["seed"], cfg["epochs"], "none")
+    with ResponseStore(run_dir / STORE_FILE, readonly=True) as store:
+        planned = {(s, p, e): resp for s, p, e, _key, resp in store.planned()}
+    rows: list[dict[str, Any]] = []
+    acc: dict[str, _TaskAcc] = {t: _TaskAcc() for t in bench.tasks()}
+    matrices: dict[str, dict[str, dict[int, tuple[bool, int]]]] = defaultdict(lambda: defaultdict(dict))
+    for it in items:
+        s = it.sample
+        pid = permutation_id(it.perm)
+        resp = planned.get((s.id, pid, it.epoch))
+        metric = bench.manifest.tasks[s.task].metric
+        row = score_row(s, pid, it.epoch, resp, metric)
+        rows.append(row)
+        a = acc[s.task]
+        if row["status"] == "error":
+            a.errors += 1
+        elif row["status"] == "missing":
+            a.missing += 1
+        else:
+            a.rows_ok += 1
+            a.rows_parsed += int(row["parsed"])
+            a.question_scores[s.id].append(row["score"])
+            if "mra_staircase" in row:
+                a.staircase[s.id].append(row["mra_staircase"])
+            if it.perm is not None and len(it.perm) == 4 and it.epoch == 0:
+                matrices[s.task][s.id][order_index(it.perm)] = (
+                    row["score"] == 1.0,
+                    row.get("pred_position", -1),
+                )
+    summary = summarise(bench, acc, matrices, mode, manifest)
+    if write:
+        write_jsonl(run_dir / SCORES_JSONL, rows)
+        write_json(run_dir / SCORES_JSON, summary)
+    return summary
+
+
+def summarise(
+    bench: Benchmark, acc: dict[str, _TaskAcc], matrices: dict, mode: Any, manifest: dict
+) -> dict[str, Any]:
+    tasks_out: dict[str, Any] = {}
+    all_scores: list[float] = []
+    all_clusters: list[str] = []
+    rows_ok = rows_parsed = errors = missing = 0
+    for task, info in bench.manifest.tasks.items():
+        a = acc[task]
+        qs = list(a.question_scores)
+        scores = [float(np.mean(a.question_scores[q])) for q in qs]
+        clusters = [bench.sample(q).cluster_id for q in qs]
+        rows_ok += a.rows_ok
+        rows_parsed += a.rows_parsed
+        errors += a.errors
+        missing += a.missing
+        if not scores and not a.errors and not a.missing:
+            continue  # task not selected in this run
+        mean, sem = mean_sem(scores) if scores else (float("nan"), float("nan"))
+        lo, hi = cluster_bootstrap_ci(scores, clusters) if scores else (float("nan"), float("nan"))
+        entry: dict[str, Any] = {
+            "n": len(scores),
+            "metric": info.metric,
+            info.metric: _pct(mean) if scores else None,
+            "sem": _pct(sem) if scores else None,
+            "ci95": [_pct(lo), _pct(hi)] if scores else None,
+            "parse_rate": _pct(a.rows_parsed / a.rows_ok) if a.rows_ok else None,
+            "rows": a.rows_ok,
+            "errors": a.errors,
+            "missing": a.missing,
+        }
+        if a.staircase:
+            entry["mra_staircase"] = _pct(float(np.mean([np.mean(v) for v in a.staircase.values()])))
+        if info.chance is not None:
+            entry["chance"] = info.chance
+        tasks_out[task] = entry
+        all_scores.extend(scores)
+        all_clusters.extend(clusters)
+    overall, overall_sem = mean_sem(all_scores) if all_scores else (float("nan"), float("nan"))
+    lo, hi = cluster_bootstrap_ci(all_scores, all_clusters) if all_scores else (float("nan"), float("nan"))
+    task_values = [t[t["metric"]] for t in tasks_out.values() if t[t["metric"]] is not None]
+    out: dict[str, Any] = {
+        "benchmark": bench.name,
+        "benchmark_hash": manifest["benchmark_hash"],
+        "model": manifest["model"],
+        "model_spec": manifest["model_spec"],
+        "inputs": manifest["inputs"],
+        "permutations": manifest["permutations"],
+        "n": len(all_scores),
+        "overall": _pct(overall) if all_scores else None,
+        "overall_sem": _pct(overall_sem) if all_scores else None,
+        "overall_ci95": [_pct(lo), _pct(hi)] if all_scores else None,
+        "macro": round(float(np.mean(task_values)), 6) if task_values else None,
+        "parse_rate": _pct(rows_parsed / rows_ok) if rows_ok else None,
+        "rows": rows_ok,
+        "errors": errors,
+        "missing": missing,
+        "complete": errors == 0 and missing == 0,
+        "task_order": list(tasks_out),
+        "tasks": tasks_out,
+    }
+    if mode in ("shuffle24", "all"):
+        out["shuffle24"] = _shuffle(matrices)
+    return out
+
+
+def _shuffle(matrices: dict[str, dict[str, dict[int, tuple[bool, int]]]]) -> dict[str, Any]:
+    n_orders = len(all_orders(4))
+    result: dict[str, Any] = {}
+    for task, per_q in matrices.items():
+        complete = [q for q, orders in per_q.items() if len(orders) == n_orders]
+        if not complete:
+            continue
+        correct = np.array([[per_q[q][j][0] for j in range(n_orders)] for q in complete], dtype=bool)
+        picked = np.array([[per_q[q][j][1] for j in range(n_orders)] for q in complete], dtype=int)
+        stats = shuffle_stats(correct, picked).as_dict()
+        stats["incomplete"] = len(per_q) - len(complete)
+        result[task] = stats
+    return result

@@ -1,0 +1,49 @@
+"""Hand-made benchmarks for tests (balanced gold positions, known clusters)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from egoworld.benchmarks.folder import Benchmark, save_benchmark
+from egoworld.benchmarks.schema import Sample, TaskInfo
+
+DIRECTIONS = ("forward", "backward", "left", "right")
+
+
+def balanced_mc_bench(
+    root: Path, *, n_mc: int = 40, n_int: int = 12, videos: int = 5, name: str = "toy"
+) -> Benchmark:
+    """``n_mc`` 4-choice questions whose gold index cycles 0,1,2,3 and ``n_int`` integer questions."""
+    samples = []
+    for i in range(n_mc):
+        samples.append(
+            Sample(
+                id=f"mc-{i:03d}",
+                benchmark=name,
+                task="MC",
+                episode=f"v{i % videos}",
+                cluster=f"v{i % videos}",
+                question=f"Question {i}: which way does the camera move?",
+                answer_type="choice",
+                choices=DIRECTIONS,
+                answer=i % 4,
+            )
+        )
+    for i in range(n_int):
+        samples.append(
+            Sample(
+                id=f"int-{i:03d}",
+                benchmark=name,
+                task="COUNT",
+                episode=f"v{i % videos}",
+                cluster=f"v{i % videos}",
+                question=f"How many chairs are there in scene {i}?",
+                answer_type="integer",
+                answer=(i % 7) + 1,
+            )
+        )
+    tasks = {
+        "MC": TaskInfo(answer_type="choice", metric="accuracy", chance=25.0),
+        "COUNT": TaskInfo(answer_type="integer", metric="mra"),
+    }
+    return save_benchmark(root, name=name, tasks=tasks, samples=samples, seed=0)

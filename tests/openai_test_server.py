@@ -1,0 +1,168 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 for tests, with injectable faults.
+
+Replies are a deterministic function of the prompt text (a letter for option questions, a small integer
+for counting questions), so two runs against it give identical scores. Faults are chosen per prompt by a
+callable returning one of: None, "429", "429-once", "500", "500-once", "slow", "slow-once", "empty",
+"empty-once", "truncated", "truncated-once".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FaultFn = Callable[[str], str | None]
+
+
+def prompt_text(body: dict[str, Any]) -> str:
+    texts = []
+    for m in body.get("messages", []):
+        c = m.get("content")
+        if isinstance(c, str):
+            texts.append(c)
+        else:
+            texts.extend(p.get("text", "") for p in c if p.get("type") == "text")
+    return "\n".join(texts)
+
+
+def deterministic_reply(prompt: str) -> str:
+    h = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
+    if "single integer" in prompt:
+        return f"There are {h % 9 + 1} of them."
+    letters = "ABCD" if "C, or D" in prompt else "AB"
+    return f"The answer is {letters[h % len(letters)]}."
+
+
+class FakeOpenAIServer:
+    def __init__(
+        self,
+        *,
+        fault: FaultFn | None = None,
+        delay: float = 0.0,
+        slow_seconds: float = 3.0,
+        model: str = "fake-vlm-1",
+    ):
+        self.fault = fault or (lambda prompt: None)
+        self.delay = delay
+        self.slow_seconds = slow_seconds
+        self.model = model
+        self.attempts: Counter[str] = Counter()
+        self.outcomes: Counter[str] = Counter()
+        self.bodies: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> FakeOpenAIServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                return
+
+            def _send(
+                self,
+                status: int,
+                payload: bytes,
+                ctype: str = "application/json",
+                headers: dict[str, str] | None = None,
+            ) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(payload)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                try:
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, json.dumps({"object": "list", "data": [{"id": server.model}]}).encode())
+                else:
+                    self._send(404, b'{"error": "not found"}')
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                prompt = prompt_text(body)
+                key = hashlib.sha256(prompt.encode()).hexdigest()
+                with server.lock:
+                    server.attempts[key] += 1
+                    attempt = server.attempts[key]
+                    server.bodies.append(body)
+                fault = server.fault(prompt)
+                if fault and fault.endswith("-once") and attempt > 1:
+                    fault = None
+                kind = (fault or "ok").removesuffix("-once")
+                with server.lock:
+                    server.outcomes[kind] += 1
+                if server.delay:
+                    time.sleep(server.delay)
+                if kind == "429":
+                    self._send(429, b'{"error": "rate limited"}', headers={"Retry-After": "0"})
+                elif kind == "500":
+                    self._send(500, b'{"error": "internal"}')
+                elif kind == "slow":
+                    time.sleep(server.slow_seconds)
+                    self._send(200, self._completion(deterministic_reply(prompt)))
+                elif kind == "truncated":
+                    full = self._completion(deterministic_reply(prompt))
+                    self._send(200, full[: len(full) // 2])
+                elif kind == "empty":
+                    self._send(200, self._completion(""))
+                else:
+                    self._send(200, self._completion(deterministic_reply(prompt)))
+
+            def _completion(self, text: str) -> bytes:
+                return json.dumps(
+                    {
+                        "id": "cmpl-test",
+                        "object": "chat.completion",
+                        "model": server.model,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": text},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 42, "completion_tokens": 5, "total_tokens": 47},
+                    }
+                ).encode()
+
+        return Handler
+
+
+if __name__ == "__main__":  # manual use: python tests/openai_test_server.py
+    with FakeOpenAIServer() as srv:
+        print(srv.base_url, flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
