@@ -6,8 +6,9 @@ PIP    := $(PY) -m pip
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export MPLBACKEND := Agg
-# extras the test suite needs (grows as packages land)
-TEST_EXTRAS ?= test
+# extras the test suite needs (grows as packages land); torch first, from the local CPU build
+TEST_EXTRAS ?= test,video,explore
+TORCH ?= torch==2.13.0
 DEMO_OUT ?= demo-out
 
 .PHONY: install install-test demo test test-fast lint bench clean
@@ -20,6 +21,7 @@ $(VENV)/.installed: pyproject.toml | $(VENV)/bin/activate
 	@touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/activate
+	$(PIP) install -q '$(TORCH)'
 	$(PIP) install -q -e '.[$(TEST_EXTRAS)]'
 	@touch $@
 

@@ -8,6 +8,7 @@ callable returning one of: None, "429", "429-once", "500", "500-once", "slow", "
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import threading
@@ -95,10 +96,8 @@ class FakeOpenAIServer:
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
                 self.end_headers()
-                try:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
 
             def do_GET(self) -> None:  # noqa: N802
                 if self.path.rstrip("/").endswith("/models"):

@@ -30,6 +30,12 @@ OBJECTS = [
     "sign → kiosk → traffic cone → railing",
     "kiosk → railing → traffic cone → sign",
 ]  # VOO
+SIGNS = [
+    "A-frame sign → kiosk → bench → tree",
+    "kiosk → A-frame sign → tree → bench",
+    "bench → tree → kiosk → A-frame sign",
+    "tree → bench → A-frame sign → kiosk",
+]
 YES_NO = ["No", "Yes"]
 YES_NO_B = ["yes", "no"]
 TIMES = [
@@ -89,6 +95,9 @@ CASES: list[tuple[str, str, list[str] | None, int | float | None]] = [
     ("Not A. It's C.", "choice", DIRS, 2),
     ("The answer is A. No wait, the answer is C.", "choice", DIRS, None),
     ("The answer is B or C.", "choice", DIRS, None),
+    ("Answer: A, C", "choice", DIRS, None),
+    ("The answer is B, C is wrong because the scene recedes.", "choice", DIRS, 1),
+    ("The answer is A (forward).", "choice", DIRS, 0),
     ("Between A and C, I'd say C.", "choice", DIRS, 2),
     ("Option A is incorrect. Option C is correct.", "choice", DIRS, 2),
     # --- chatty multi-line replies
@@ -108,10 +117,13 @@ CASES: list[tuple[str, str, list[str] | None, int | float | None]] = [
     ),
     ("The answer is A.\nOn reflection, since the scene recedes, the answer is C.", "choice", DIRS, 2),
     ("Let me analyse the motion.\nThe scene grows larger over time.\n\nA", "choice", DIRS, 0),
-    ("B\n\nThe camera pans to the left while the sidewalk stays in view.", "choice", DIRS, 1),
+    ("B\n\nThe camera pans left; it is not moving forward.", "choice", DIRS, 1),
+    ("Looking at each option: A) forward does not fit, the scene recedes, so I choose C.", "choice", DIRS, 2),
+    ("D - it moves right, not left.", "choice", DIRS, 3),
     ("A) forward\nB) left\nC) backward\nD) right", "choice", DIRS, None),  # echoed options
     ("A) forward\nB) left\nC) backward\nD) right\n\nAnswer: C", "choice", DIRS, 2),
     ("A. The camera keeps moving forward past the parked cars.", "choice", DIRS, 0),
+    ("B. forward\n\nThe scene grows larger as the camera advances.", "choice", DIRS, None),
     # --- option text
     ("left", "choice", DIRS_B, 0),
     ("The camera moves backward.", "choice", DIRS_B, 1),
@@ -125,6 +137,8 @@ CASES: list[tuple[str, str, list[str] | None, int | float | None]] = [
     ("The correct order is Frame 1 →  Frame 2→Frame 3 → Frame 4.", "choice", FRAMES, 3),
     ("Frame 1 shows the gate and Frame 3 the fountain, so the order is unclear.", "choice", FRAMES, None),
     ("The objects appear in this order: traffic cone → sign → railing → kiosk.", "choice", OBJECTS, 1),
+    ("The answer is A-frame sign -> kiosk -> bench -> tree.", "choice", SIGNS, 0),
+    ("I'd say A-frame sign first, then the kiosk.", "choice", SIGNS, None),
     ("First the sign, then the kiosk, the traffic cone and finally the railing.", "choice", OBJECTS, None),
     ("1.5 m or more", "choice", BINS, 2),
     ("It is about 1.2 m, so 1 to under 1.5 m.", "choice", BINS, 1),
@@ -137,6 +151,7 @@ CASES: list[tuple[str, str, list[str] | None, int | float | None]] = [
     # --- yes / no
     ("Yes, it is visible.", "choice", YES_NO, 1),
     ("No.", "choice", YES_NO, 0),
+    ("No the bench is gone by the end.", "choice", YES_NO, 0),
     ("no", "choice", YES_NO_B, 1),
     ("Yes", "choice", YES_NO_B, 0),
     ("No, the traffic cone does not appear again after the turn.", "choice", YES_NO, 0),
@@ -210,7 +225,9 @@ CASES: list[tuple[str, str, list[str] | None, int | float | None]] = [
 
 
 @pytest.mark.parametrize(("reply", "answer_type", "choices", "expected"), CASES)
-def test_extract_table(reply: str, answer_type: str, choices: list[str] | None, expected: float | None) -> None:
+def test_extract_table(
+    reply: str, answer_type: str, choices: list[str] | None, expected: float | None
+) -> None:
     ex = extract_answer(reply, answer_type, choices)
     assert ex.value == expected
     assert ex.parsed is (expected is not None)

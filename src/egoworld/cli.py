@@ -23,8 +23,20 @@ import_app = typer.Typer(
     help="Import an official benchmark file as a benchmark folder.", no_args_is_help=True
 )
 bench_app = typer.Typer(help="Inspect and check benchmark folders.", no_args_is_help=True)
+build_app = typer.Typer(help="Build a benchmark from worlds (recordings or synthetic).", no_args_is_help=True)
 app.add_typer(import_app, name="import")
 app.add_typer(bench_app, name="bench")
+
+#: packages that add commands: each module has ``register(app, import_app, build_app)`` and keeps heavy
+#: imports inside its command functions (so ``egoworld --help`` stays fast)
+EXTENSIONS = (
+    "egoworld.world.cli",
+    "egoworld.media.cli",
+    "egoworld.benchmarks.beyond3d.cli",
+    "egoworld.benchmarks.vsi_wild.cli",
+    "egoworld.benchmarks.explore.cli",
+    "egoworld.serving.cli",
+)
 
 console = Console(stderr=True)
 EXIT_BAD_INPUT = 2
@@ -267,6 +279,24 @@ def demo(
     except (InputFileError, ValueError, FileNotFoundError) as exc:
         _fail(exc)
     console.print(f"demo report: {index}")
+
+
+def _register_extensions() -> None:
+    import importlib
+
+    for name in EXTENSIONS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name and name.startswith(exc.name):
+                continue  # that package has not landed in this build
+            raise
+        module.register(app=app, import_app=import_app, build_app=build_app)
+    if build_app.registered_commands or build_app.registered_groups:
+        app.add_typer(build_app, name="build")
+
+
+_register_extensions()
 
 
 def main() -> None:

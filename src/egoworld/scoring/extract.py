@@ -47,7 +47,7 @@ class Extraction:
     rule: str | None
 
 
-UNPARSED = Extraction(None, False, None)
+_UNPARSED = Extraction(None, False, None)
 _AMBIGUOUS = -1  # a rule result that stops the search: unparsed
 
 _TAGS = "think|thinking|reasoning"
@@ -60,9 +60,9 @@ _DASH = re.compile(r"[ \t]+(?:-{1,2}|[–—])[ \t]+")
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
 
 # Letters.
-_LETTER_AT = re.compile(r"[\(\[]?([A-Za-z])[\)\]]?(?![\w'])")
-_STRICT_FOLLOW = re.compile(r"[ \t]*(?:\n|$|[.,;:!?)\]—(-]|(?i:because|since|as|which|with|given|based)\b)")
-_OR_LETTER = re.compile(r"\s*(?:or|/)\s*[\(\[]?[A-Z](?![\w'])")
+_LETTER_AT = re.compile(r"[\(\[]?([A-Za-z])[\)\]]?(?![\w'-])")
+_STRICT_FOLLOW = re.compile(r"[ \t]*(?:\n|$|[.,;:!?)\]—(]|(?i:because|since|as|which|with|given|based)\b)")
+_OR_LETTER = re.compile(r"\s*(?:or|/|,|and|&)\s*[\(\[]?[A-Z][\)\]]?(?:\s*$|\s*[.,;)]|\s+(?:or|and)\b)")
 _WHOLE_LETTER = re.compile(r"(?:(?i:option|choice)\s*)?[\(\[]?([A-Za-z])[\)\]]?[.:!]?")
 _LABELLED = re.compile(
     r"(?:(?i:option|choice)\s*)?[\(\[]?([A-Za-z])(?:[\)\]]\s*[.:—]?|\s*[.:—)])\s*(.+?)[.!]?"
@@ -78,7 +78,7 @@ _ANSWER_LEAD = re.compile(
 _CHOOSE = re.compile(
     r"(?i:\bI(?:\s+would|'d|\s+will|'ll|\s+am\s+going\s+to|'m\s+going\s+to)?\s+(?:choose|select|pick|go\s+with|say|opt\s+for)"
     r"|\b(?:it|this|that)(?:\s+is|'s|\s+must\s+be|\s+should\s+be|\s+would\s+be|\s+has\s+to\s+be))"
-    r"\s+(?:(?i:option|choice)\s*)?[\(\[]?(?P<letter>[A-Z])[\)\]]?(?![\w'])"
+    r"\s+(?:(?i:option|choice)\s*)?[\(\[]?(?P<letter>[A-Z])[\)\]]?(?![\w'-])"
 )
 _LETTER_CORRECT = re.compile(
     r"(?<![\w'])(?:(?i:option|choice)\s*)?[\(\[]?(?P<letter>[A-Z])[\)\]]?\s+(?i:is|seems|appears)\s+"
@@ -202,12 +202,12 @@ def _option_patterns(choices: tuple[str, ...]) -> tuple[tuple[int, re.Pattern[st
 
 def _option_hits(text: str, choices: tuple[str, ...]) -> set[int]:
     """Indices of the options whose text occurs; longer matches hide the shorter ones inside them."""
-    taken: list[tuple[int, int]] = []
+    taken = bytearray(len(text))
     hits: set[int] = set()
     for idx, pat in _option_patterns(choices):
         for m in pat.finditer(text):
-            if not any(m.start() < end and start < m.end() for start, end in taken):
-                taken.append(m.span())
+            if not any(taken[m.start() : m.end()]):
+                taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
                 hits.add(idx)
     return hits
 
@@ -330,7 +330,7 @@ def _rule_leading(ctx: _Ctx) -> tuple[int, str] | None:
     """letter_leading: the reply opens with a labelled letter ("B) ...") or its first line is a bare letter."""
     if _echoed(ctx.text):
         return None
-    if (hit := _bare(ctx.text.split("\n", 1)[0], ctx.choices)) and hit[0] != _AMBIGUOUS:
+    if hit := _bare(ctx.text.split("\n", 1)[0], ctx.choices):
         return hit[0], "letter_leading"
     m = _LEADING.match(ctx.text)
     return None if not m or (idx := _index(m.group(1), ctx.choices)) is None else (idx, "letter_leading")
@@ -367,9 +367,9 @@ def extract_choice(text: str, choices: Sequence[str]) -> Extraction:
         ctx = _Ctx(clean, opts, _statements(clean, opts))
         for rule in _CHOICE_RULES:
             if hit := rule(ctx):
-                return UNPARSED if hit[0] == _AMBIGUOUS else Extraction(hit[0], True, hit[1])
+                return _UNPARSED if hit[0] == _AMBIGUOUS else Extraction(hit[0], True, hit[1])
     inner = [s for s in _statements(_clean(thoughts), opts) if s.strong]
-    return Extraction(inner[-1].idx, True, "reasoning_answer") if inner else UNPARSED
+    return Extraction(inner[-1].idx, True, "reasoning_answer") if inner else _UNPARSED
 
 
 def _spell_out(text: str) -> str:
@@ -377,7 +377,9 @@ def _spell_out(text: str) -> str:
 
     def digits(m: re.Match[str]) -> str:
         words = m.group().lower()
-        if words == "one" and (_ONE_BEFORE.search(text, 0, m.start()) or _ONE_AFTER.match(text, m.end())):
+        if words == "one" and (
+            _ONE_BEFORE.search(text[max(0, m.start() - 24) : m.start()]) or _ONE_AFTER.match(text, m.end())
+        ):
             return m.group()  # "the one on the left", "one of which"
         if "dozen" in words:
             return "12"
@@ -403,7 +405,7 @@ def _number(raw: str, integer: bool, rule: str) -> Extraction:
     value = float(raw.replace(",", ""))
     if not integer:
         return Extraction(value, True, rule)
-    return Extraction(int(value), True, rule) if value.is_integer() and value >= 0 else UNPARSED
+    return Extraction(int(value), True, rule) if value.is_integer() and value >= 0 else _UNPARSED
 
 
 def extract_number(text: str, *, integer: bool = True) -> Extraction:
@@ -417,14 +419,14 @@ def extract_number(text: str, *, integer: bool = True) -> Extraction:
         if found := _last(pats, spelled):
             return _number(found[-1]["num"], integer, rule)
     if _REFUSAL.search(spelled):
-        return UNPARSED
+        return _UNPARSED
     stated = _last(_NUM_STATED, spelled)
     if stated and len({float(m["num"].replace(",", "")) for m in stated}) == 1:
         return _number(stated[-1]["num"], integer, "number_stated")
     if found := list(_NUM_RE.finditer(spelled)):
         return _number(found[-1].group(), integer, "number_last")
     inner = _last((*_NUM_FINAL, *_NUM_EXPLICIT), _spell_out(_clean(thoughts)))
-    return _number(inner[-1]["num"], integer, "reasoning_answer") if inner else UNPARSED
+    return _number(inner[-1]["num"], integer, "reasoning_answer") if inner else _UNPARSED
 
 
 def extract_answer(text: str, answer_type: str, choices: Sequence[str] | None = None) -> Extraction:

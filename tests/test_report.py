@@ -1,0 +1,61 @@
+"""Reports: the paper's table layout, Shuffle24 table, plots and escaped HTML."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from benchmarks_factory import balanced_mc_bench
+from egoworld.models.base import Generation, Model, Request
+from egoworld.report.build import build_report
+from egoworld.runner.config import RunConfig
+from egoworld.runner.run import run_benchmark
+
+EVIL = "<script>alert('pwned')</script> The answer is B & not <b>C</b>."
+
+
+class Evil(Model):
+    backend = "test"
+
+    def identity(self):
+        return {"backend": "test", "model": "<img src=x onerror=alert(1)>"}
+
+    async def generate(self, request: Request) -> Generation:
+        return Generation(text=EVIL if request.choices else "<i>4</i>")
+
+
+def test_report_tables_plots_and_escaping(tmp_path):
+    bench = balanced_mc_bench(tmp_path / "b", n_mc=8, n_int=4)
+    runs = []
+    for name, model in (("oracle", None), ("random", None)):
+        out = tmp_path / name
+        run_benchmark(
+            RunConfig(bench=bench.root, model=name, out=out, permutations="shuffle24", progress=False),
+            model=model,
+        )
+        runs.append(out)
+    evil = tmp_path / "evil"
+    run_benchmark(RunConfig(bench=bench.root, model="evil", out=evil, progress=False), model=Evil())
+    runs.append(evil)
+
+    index = build_report(runs, tmp_path / "report")
+    report = tmp_path / "report"
+    page = index.read_text()
+    assert "<script>" not in page and "<img src=x" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page  # the model identity, escaped
+    samples = next((report / "runs").glob("*evil*/samples.html")).read_text()
+    assert "<script>" not in samples and "&lt;script&gt;alert(&#x27;pwned&#x27;)&lt;/script&gt;" in samples
+
+    rows = list(csv.reader(io.StringIO((report / "toy_main.csv").read_text())))
+    assert rows[0][:5] == ["Model", "MC", "COUNT", "Overall", "Macro"]
+    oracle = next(r for r in rows if r[0].startswith("oracle"))
+    assert oracle[1] == "100.00 ± 0.00" and oracle[3] == "100.00 ± 0.00"
+    evil_row = next(r for r in rows if r[0].startswith("evil"))
+    # answers B: right on 2 of 8 questions; SEM = sqrt((2·0.75² + 6·0.25²) / 7) / sqrt(8) = 16.37 %
+    assert evil_row[1] == "25.00 ± 16.37"
+    shuffle = list(csv.reader(io.StringIO((report / "toy_shuffle24.csv").read_text())))
+    assert [r[0].split(" ")[0] for r in shuffle[1:]] == ["oracle", "random"]
+    assert (report / "plots" / "toy_tasks.png").stat().st_size > 5000
+    assert (report / "plots" / "toy_shuffle24.png").stat().st_size > 5000
+    assert "| Model | MC | COUNT | Overall |" in (report / "tables.md").read_text()
+    assert 'href="runs/' in page
