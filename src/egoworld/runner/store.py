@@ -3,7 +3,7 @@
 Tables
   responses  one row per request key: raw output or error, latency, tokens. An ``ok`` row is never
              overwritten; an ``error`` row is replaced when the request is retried.
-  requests   the request as sent (text, image hashes, frame indices), for inspection and reports.
+  requests   the request as sent (text, image hashes, frame indices; zlib-compressed JSON), for inspection.
   plan       (sample, permutation, epoch) → request key for the latest run command; scoring reads it.
   meta       key/value (the run manifest's digest, schema version).
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,7 @@ CREATE TABLE IF NOT EXISTS responses (
 );
 CREATE TABLE IF NOT EXISTS requests (
     key TEXT PRIMARY KEY,
-    request TEXT NOT NULL
+    request BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS plan (
     sample_id TEXT NOT NULL,
@@ -159,7 +160,7 @@ class ResponseStore:
     def put_request(self, key: str, request: dict[str, Any]) -> None:
         self.db.execute(
             "INSERT OR IGNORE INTO requests (key, request) VALUES (?, ?)",
-            (key, json.dumps(request, sort_keys=True, ensure_ascii=False)),
+            (key, zlib.compress(json.dumps(request, sort_keys=True, ensure_ascii=False).encode("utf-8"))),
         )
 
     def reset_plan(self) -> None:
@@ -218,7 +219,7 @@ class ResponseStore:
 
     def request(self, key: str) -> dict[str, Any] | None:
         row = self.db.execute("SELECT request FROM requests WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        return None if row is None else json.loads(zlib.decompress(row[0]))
 
     def counts(self) -> dict[str, int]:
         out = {"ok": 0, "error": 0}
