@@ -6,8 +6,10 @@ PIP    := $(PY) -m pip
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export MPLBACKEND := Agg
+# llama-cpp-python compiles from source (no wheel here): a portable build
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 # extras the test suite needs (grows as packages land); torch first, from the local CPU build
-TEST_EXTRAS ?= test,video,explore
+TEST_EXTRAS ?= test,video,explore,hf,serve
 TORCH ?= torch==2.13.0
 DEMO_OUT ?= demo-out
 

@@ -32,6 +32,13 @@ def prompt_text(body: dict[str, Any]) -> str:
     return "\n".join(texts)
 
 
+def has_image(body: dict[str, Any]) -> bool:
+    return any(
+        isinstance(m.get("content"), list) and any(p.get("type") == "image_url" for p in m["content"])
+        for m in body.get("messages", [])
+    )
+
+
 def deterministic_reply(prompt: str) -> str:
     h = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
     if "single integer" in prompt:
@@ -48,11 +55,18 @@ class FakeOpenAIServer:
         delay: float = 0.0,
         slow_seconds: float = 3.0,
         model: str = "fake-vlm-1",
+        refuse_images: bool = False,
+        context_length: int | None = None,
+        reply: Callable[[str], str] | None = None,
     ):
         self.fault = fault or (lambda prompt: None)
+        #: the reply text for a prompt (default `deterministic_reply`; judge tests pass their own)
+        self.reply = reply or deterministic_reply
         self.delay = delay
         self.slow_seconds = slow_seconds
         self.model = model
+        self.refuse_images = refuse_images
+        self.context_length = context_length
         self.attempts: Counter[str] = Counter()
         self.outcomes: Counter[str] = Counter()
         self.bodies: list[dict[str, Any]] = []
@@ -101,7 +115,10 @@ class FakeOpenAIServer:
 
             def do_GET(self) -> None:  # noqa: N802
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, json.dumps({"object": "list", "data": [{"id": server.model}]}).encode())
+                    entry: dict[str, Any] = {"id": server.model, "object": "model"}
+                    if server.context_length:
+                        entry["max_model_len"] = server.context_length  # as vLLM reports it
+                    self._send(200, json.dumps({"object": "list", "data": [entry]}).encode())
                 else:
                     self._send(404, b'{"error": "not found"}')
 
@@ -109,6 +126,9 @@ class FakeOpenAIServer:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 prompt = prompt_text(body)
+                if server.refuse_images and has_image(body):
+                    self._send(400, b'{"error": "this model does not accept images"}')
+                    return
                 key = hashlib.sha256(prompt.encode()).hexdigest()
                 with server.lock:
                     server.attempts[key] += 1
@@ -128,14 +148,14 @@ class FakeOpenAIServer:
                     self._send(500, b'{"error": "internal"}')
                 elif kind == "slow":
                     time.sleep(server.slow_seconds)
-                    self._send(200, self._completion(deterministic_reply(prompt)))
+                    self._send(200, self._completion(server.reply(prompt)))
                 elif kind == "truncated":
-                    full = self._completion(deterministic_reply(prompt))
+                    full = self._completion(server.reply(prompt))
                     self._send(200, full[: len(full) // 2])
                 elif kind == "empty":
                     self._send(200, self._completion(""))
                 else:
-                    self._send(200, self._completion(deterministic_reply(prompt)))
+                    self._send(200, self._completion(server.reply(prompt)))
 
             def _completion(self, text: str) -> bytes:
                 return json.dumps(

@@ -35,7 +35,6 @@ EXTENSIONS = (
     "egoworld.benchmarks.beyond3d.cli",
     "egoworld.benchmarks.vsi_wild.cli",
     "egoworld.benchmarks.explore.cli",
-    "egoworld.serving.cli",
 )
 
 console = Console(stderr=True)
@@ -131,6 +130,25 @@ def models_list() -> None:
         print(f"{name:<10} {help_text}")
 
 
+@app.command("doctor")
+def doctor(
+    base_url: Annotated[str, typer.Option(help="Server URL, e.g. http://127.0.0.1:8000/v1.")],
+    model: Annotated[str | None, typer.Option(help="Model name to check (default: the only one served).")] = None,
+    api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
+    timeout: Annotated[float, typer.Option(help="Seconds per check.")] = 30.0,
+) -> None:
+    """Check an OpenAI-compatible server before a long run: reachable, model listed, a text round trip,
+    images accepted or not, context length. Exit code 1 if a required check fails."""
+    from egoworld.models.doctor import check_server
+
+    report = check_server(base_url, model, api_key_env=api_key_env, timeout=timeout)
+    for c in report.checks:
+        mark = "ok " if c.ok else ("?  " if c.ok is None or not c.required else "FAIL")
+        print(f"{mark:<4} {c.name:<15} {c.detail}")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
 @app.command("run")
 def run(
     bench: Annotated[Path, typer.Option("--bench", help="Benchmark folder (manifest.json + samples.jsonl).")],
@@ -142,6 +160,22 @@ def run(
     frames: Annotated[
         int, typer.Option(help="Frames sampled from each video in the 'frames' setting.")
     ] = 128,
+    frame_policy: Annotated[
+        str,
+        typer.Option(
+            help="Frame sampling: uniform (VSI-Super-Wild rule, first and last frame included) | uniform-round "
+            "| uniform-center | uniform-start | fps:R | fps-end:R (clip ends at the query time) | at:T1,T2 | last."
+        ),
+    ] = "uniform",
+    max_pixels: Annotated[
+        int, typer.Option(help="Pixel budget per frame (frames are shrunk as decoded); 0 keeps the video size.")
+    ] = 448 * 448,
+    overlays: Annotated[
+        str, typer.Option(help="Burned-in overlays: timestamp, fisheye[=R] (comma-separated), e.g. fisheye,timestamp.")
+    ] = "",
+    video_part: Annotated[
+        bool, typer.Option(help="Send sampled frames as one MP4 video part (servers that accept video_url).")
+    ] = False,
     permutations: Annotated[
         str,
         typer.Option(
@@ -203,6 +237,10 @@ def run(
             model_args=args,
             setting=setting,
             frames=frames,
+            frame_policy=frame_policy,
+            max_pixels=max_pixels,
+            overlays=overlays,
+            video_part=video_part,
             permutations=permutations,
             seed=seed,
             epochs=epochs,
@@ -226,6 +264,10 @@ def run(
 def score(
     run_dir: Annotated[Path, typer.Argument(help="Run folder written by `egoworld run`.")],
     bench: Annotated[Path | None, typer.Option(help="Benchmark folder, if it moved since the run.")] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(help="Judge for free-form answers (EXPLORE): lexical | openai:<model>[,base_url=URL,…]."),
+    ] = None,
 ) -> None:
     """Score a run offline: writes scores.jsonl (one row per question × order × epoch) and scores.json."""
     from egoworld.common.files import InputFileError
@@ -233,7 +275,7 @@ def score(
     from egoworld.scoring.score import score_run
 
     try:
-        summary = score_run(run_dir, bench_dir=bench)
+        summary = score_run(run_dir, bench_dir=bench, options={"judge": judge} if judge else None)
     except (InputFileError, ValueError, FileNotFoundError) as exc:
         _fail(exc)
     print(summary_line(summary))

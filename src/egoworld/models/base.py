@@ -40,7 +40,25 @@ class ImagePart:
         return {"type": "image", "sha256": self.sha256, "mime": self.mime, "label": self.label, **self.source}
 
 
-Part = TextPart | ImagePart
+@dataclass(frozen=True)
+class VideoPart:
+    """An encoded video clip (e.g. the sampled frames as MP4) for servers that take video input;
+    ``sha256`` identifies its bytes, ``source`` records the frames it holds."""
+
+    sha256: str
+    mime: str
+    load: Callable[[], bytes] = field(compare=False, repr=False)
+    label: str | None = None
+    source: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def data_url(self) -> str:
+        return f"data:{self.mime};base64,{base64.b64encode(self.load()).decode('ascii')}"
+
+    def describe(self) -> dict[str, Any]:
+        return {"type": "video", "sha256": self.sha256, "mime": self.mime, "label": self.label, **self.source}
+
+
+Part = TextPart | ImagePart | VideoPart
 
 
 @dataclass(frozen=True)

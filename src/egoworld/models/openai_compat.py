@@ -16,23 +16,34 @@ from typing import Any
 import httpx
 
 from egoworld.common.hashing import seeded_rng
-from egoworld.models.base import Generation, ImagePart, Message, Model, ModelError, Request, TextPart
+from egoworld.models.base import (
+    Generation,
+    ImagePart,
+    Message,
+    Model,
+    ModelError,
+    Request,
+    TextPart,
+    VideoPart,
+)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 
 class _Retry(Exception):
-    def __init__(self, reason: str, wait: float | None = None):
+    def __init__(self, reason: str, wait: float | None = None, *, empty: bool = False):
         super().__init__(reason)
         self.reason = reason
         self.wait = wait
+        self.empty = empty
 
 
 class OpenAICompatModel(Model):
     """Chat completions over HTTP. Generation is greedy (temperature 0) unless told otherwise."""
 
     backend = "openai"
+    EMPTY_RETRIES = 2
 
     def __init__(
         self,
@@ -117,18 +128,25 @@ class OpenAICompatModel(Model):
         body = self.payload(request)
         rng = seeded_rng("backoff", request.key)
         last = "no attempt"
+        empties = 0
         for attempt in range(self.max_retries + 1):
             try:
                 return await self._once(body)
             except _Retry as exc:
                 last = exc.reason
-                if attempt == self.max_retries:
-                    break
+                empties += exc.empty
+                # an empty reply is rarely transient (greedy decoding repeats it): retry it at most twice
+                if attempt == self.max_retries or empties > self.EMPTY_RETRIES:
+                    return self._give_up(last, attempt + 1)
                 delay = min(self.max_backoff, self.backoff * 2**attempt) * rng.uniform(0.5, 1.0)
                 if exc.wait is not None:
                     delay = max(delay, min(exc.wait, self.max_backoff))
                 await asyncio.sleep(delay)
-        raise ModelError(f"{last} (after {self.max_retries + 1} attempts)")
+        return self._give_up(last, self.max_retries + 1)
+
+    @staticmethod
+    def _give_up(reason: str, attempts: int) -> Generation:
+        raise ModelError(f"{reason} (after {attempts} attempts)")
 
     async def _once(self, body: dict[str, Any]) -> Generation:
         try:
@@ -150,7 +168,7 @@ class OpenAICompatModel(Model):
         text = _content_text(message.get("content"))
         reasoning = message.get("reasoning_content") or message.get("reasoning")
         if not text.strip():
-            raise _Retry(f"empty content (finish_reason={choice.get('finish_reason')})")
+            raise _Retry(f"empty content (finish_reason={choice.get('finish_reason')})", empty=True)
         usage = data.get("usage") or {}
         return Generation(
             text=text,
@@ -183,7 +201,8 @@ def _content_text(content: Any) -> str:
 
 
 def encode_message(message: Message) -> dict[str, Any]:
-    """OpenAI chat format; an image's label goes as a text part just before it."""
+    """OpenAI chat format; an image's (or video's) label goes as a text part just before it. Videos go as
+    ``video_url`` parts, which vLLM and SGLang accept (use `--setting frames --video-part` only with those)."""
     if all(isinstance(p, TextPart) for p in message.content):
         return {"role": message.role, "content": message.text}
     parts: list[dict[str, Any]] = []
@@ -192,6 +211,10 @@ def encode_message(message: Message) -> dict[str, Any]:
             if p.label:
                 parts.append({"type": "text", "text": f"{p.label}:"})
             parts.append({"type": "image_url", "image_url": {"url": p.data_url()}})
+        elif isinstance(p, VideoPart):  # vLLM / SGLang extension of the chat format
+            if p.label:
+                parts.append({"type": "text", "text": f"{p.label}:"})
+            parts.append({"type": "video_url", "video_url": {"url": p.data_url()}})
         else:
             parts.append({"type": "text", "text": p.text})
     return {"role": message.role, "content": parts}

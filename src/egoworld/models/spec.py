@@ -134,6 +134,36 @@ def _openai(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
     return OpenAICompatModel(name, **kwargs)
 
 
+def _hf(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
+    from egoworld.models.hf import HFModel
+
+    opts = _take(
+        options,
+        {
+            "dtype",
+            "device",
+            "max_new_tokens",
+            "max_tokens",
+            "batch_size",
+            "temperature",
+            "revision",
+            "processor",
+            "trust_remote_code",
+        },
+        "hf",
+    )
+    kwargs: dict[str, Any] = {k: opts[k] for k in ("dtype", "device", "revision", "processor") if k in opts}
+    if "max_new_tokens" in opts or "max_tokens" in opts:
+        kwargs["max_new_tokens"] = int(opts.get("max_new_tokens", opts.get("max_tokens", "256")))
+    if "batch_size" in opts:
+        kwargs["batch_size"] = int(opts["batch_size"])
+    if "temperature" in opts:
+        kwargs["temperature"] = float(opts["temperature"])
+    if "trust_remote_code" in opts:
+        kwargs["trust_remote_code"] = opts["trust_remote_code"].lower() in ("1", "true", "yes")
+    return HFModel(name, **kwargs)
+
+
 register_backend("random", _random, "uniform over choices; integers in int_range (default 0-20); seed=S")
 register_backend(
     "prior", _prior, "constant answer per task fitted on split=DIR (default: the run's benchmark)"
@@ -144,3 +174,4 @@ register_backend(
     _openai,
     "openai:<model> — any OpenAI-compatible server (base_url=…, api key from $OPENAI_API_KEY)",
 )
+register_backend("hf", _hf, "hf:<folder or hub id> — transformers in-process (dtype=, device=, batch_size=)")
