@@ -266,7 +266,9 @@ def score(
     bench: Annotated[Path | None, typer.Option(help="Benchmark folder, if it moved since the run.")] = None,
     judge: Annotated[
         str | None,
-        typer.Option(help="Judge for free-form answers (EXPLORE): lexical | openai:<model>[,base_url=URL,…]."),
+        typer.Option(
+            help="Judge for free-form answers (EXPLORE): lexical | openai:<model>[,base_url=URL,…]."
+        ),
     ] = None,
 ) -> None:
     """Score a run offline: writes scores.jsonl (one row per question × order × epoch) and scores.json."""

@@ -21,6 +21,9 @@ class BenchmarkPlugin:
     metrics: dict[str, Any] = field(default_factory=dict)
     #: report column order and labels, when they differ from the manifest's task order
     report_columns: tuple[str, ...] | None = None
+    #: scores a whole run folder itself (benchmarks with free-form answers, e.g. a judge-based scorer):
+    #: ``f(run_dir, *, bench, manifest, options, write) -> scores.json summary``; `score_run` calls it
+    score_run: Any = None
 
 
 _CACHE: dict[str, BenchmarkPlugin] = {}

@@ -71,7 +71,9 @@ class Box3D(BaseModel):
 
     def corners(self) -> F64:
         """The 8 corners ``(8, 3)`` in the world frame (x fastest, then y, then z)."""
-        signs = np.array([[sx, sy, sz] for sz in (-1, 1) for sy in (-1, 1) for sx in (-1, 1)], dtype=np.float64)
+        signs = np.array(
+            [[sx, sy, sz] for sz in (-1, 1) for sy in (-1, 1) for sx in (-1, 1)], dtype=np.float64
+        )
         local = signs * np.asarray(self.size) / 2
         return local @ self.matrix.T + np.asarray(self.center)
 

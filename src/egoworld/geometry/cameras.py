@@ -71,7 +71,9 @@ class PinholeCamera(_Camera):
     near: float = Field(default=1e-6, gt=0, description="points with z below this are not projected")
 
     @classmethod
-    def from_fov(cls, width: int, height: int, hfov_deg: float, vfov_deg: float | None = None) -> PinholeCamera:
+    def from_fov(
+        cls, width: int, height: int, hfov_deg: float, vfov_deg: float | None = None
+    ) -> PinholeCamera:
         """A centred camera whose image spans ``hfov_deg`` (and ``vfov_deg``, default: square pixels)."""
         fx = width / 2 / math.tan(math.radians(hfov_deg) / 2)
         fy = fx if vfov_deg is None else height / 2 / math.tan(math.radians(vfov_deg) / 2)
@@ -87,21 +89,30 @@ class PinholeCamera(_Camera):
 
     def unproject(self, uv: ArrayLike, distance: ArrayLike | None = None) -> F64:
         q = np.asarray(uv, dtype=np.float64)
-        d = np.stack([(q[..., 0] - self.cx) / self.fx, (q[..., 1] - self.cy) / self.fy, np.ones(q.shape[:-1])], -1)
+        d = np.stack(
+            [(q[..., 0] - self.cx) / self.fx, (q[..., 1] - self.cy) / self.fy, np.ones(q.shape[:-1])], -1
+        )
         return _rays_with_distance(d / np.linalg.norm(d, axis=-1, keepdims=True), distance)
 
     def unproject_z(self, uv: ArrayLike, z: ArrayLike) -> F64:
         """Points at depth ``z`` (distance along the optical axis, as in a z-buffer) behind pixels ``uv``."""
         q = np.asarray(uv, dtype=np.float64)
         zz = np.asarray(z, dtype=np.float64)
-        return np.stack([(q[..., 0] - self.cx) / self.fx * zz, (q[..., 1] - self.cy) / self.fy * zz, zz + 0 * q[..., 0]], -1)
+        return np.stack(
+            [(q[..., 0] - self.cx) / self.fx * zz, (q[..., 1] - self.cy) / self.fy * zz, zz + 0 * q[..., 0]],
+            -1,
+        )
 
     def scaled(self, factor: float) -> PinholeCamera:
         w, h = round(self.width * factor), round(self.height * factor)
         return self.model_copy(
             update=dict(
-                width=w, height=h, fx=self.fx * factor, fy=self.fy * factor,
-                cx=(self.cx + 0.5) * factor - 0.5, cy=(self.cy + 0.5) * factor - 0.5,
+                width=w,
+                height=h,
+                fx=self.fx * factor,
+                fy=self.fy * factor,
+                cx=(self.cx + 0.5) * factor - 0.5,
+                cy=(self.cy + 0.5) * factor - 0.5,
             )
         )
 
@@ -133,7 +144,12 @@ class FisheyeCamera(_Camera):
         half = math.radians(fov_deg) / 2
         f = (size / 2) / half
         return cls(
-            width=size, height=size, fx=f, fy=f, cx=(size - 1) / 2, cy=(size - 1) / 2,
+            width=size,
+            height=size,
+            fx=f,
+            fy=f,
+            cx=(size - 1) / 2,
+            cy=(size - 1) / 2,
             valid_radius=size / 2 if circle else None,
             max_angle_deg=max_angle_deg if max_angle_deg is not None else min(fov_deg / 2, 180.0),
         )
@@ -190,18 +206,25 @@ class FisheyeCamera(_Camera):
                 theta = np.clip(theta, 0.0, math.pi)
         safe = np.where(rd > 0, rd, 1.0)
         s = np.sin(theta)
-        rays = np.stack([np.where(rd > 0, s * mx / safe, 0.0), np.where(rd > 0, s * my / safe, 0.0), np.cos(theta)], -1)
+        rays = np.stack(
+            [np.where(rd > 0, s * mx / safe, 0.0), np.where(rd > 0, s * my / safe, 0.0), np.cos(theta)], -1
+        )
         return _rays_with_distance(rays, distance)
 
     def scaled(self, factor: float) -> FisheyeCamera:
         c = self.valid_center
         return self.model_copy(
             update=dict(
-                width=round(self.width * factor), height=round(self.height * factor),
-                fx=self.fx * factor, fy=self.fy * factor,
-                cx=(self.cx + 0.5) * factor - 0.5, cy=(self.cy + 0.5) * factor - 0.5,
+                width=round(self.width * factor),
+                height=round(self.height * factor),
+                fx=self.fx * factor,
+                fy=self.fy * factor,
+                cx=(self.cx + 0.5) * factor - 0.5,
+                cy=(self.cy + 0.5) * factor - 0.5,
                 valid_radius=None if self.valid_radius is None else self.valid_radius * factor,
-                valid_center=None if c is None else ((c[0] + 0.5) * factor - 0.5, (c[1] + 0.5) * factor - 0.5),
+                valid_center=None
+                if c is None
+                else ((c[0] + 0.5) * factor - 0.5, (c[1] + 0.5) * factor - 0.5),
             )
         )
 
@@ -216,7 +239,9 @@ class EquirectCamera(_Camera):
     @model_validator(mode="after")
     def _two_to_one(self) -> EquirectCamera:
         if self.width != 2 * self.height:
-            raise ValueError(f"an equirectangular image is twice as wide as high, got {self.width}×{self.height}")
+            raise ValueError(
+                f"an equirectangular image is twice as wide as high, got {self.width}×{self.height}"
+            )
         return self
 
     def project(self, points: ArrayLike) -> tuple[F64, BoolArr]:
@@ -225,7 +250,9 @@ class EquirectCamera(_Camera):
         lon = np.arctan2(x, z)
         lat = np.arctan2(-y, np.hypot(x, z))
         ok = (x != 0) | (y != 0) | (z != 0)
-        uv = np.stack([(lon / (2 * np.pi) + 0.5) * self.width - 0.5, (0.5 - lat / np.pi) * self.height - 0.5], -1)
+        uv = np.stack(
+            [(lon / (2 * np.pi) + 0.5) * self.width - 0.5, (0.5 - lat / np.pi) * self.height - 0.5], -1
+        )
         return np.where(ok[..., None], uv, np.nan), ok
 
     def unproject(self, uv: ArrayLike, distance: ArrayLike | None = None) -> F64:

@@ -98,7 +98,12 @@ def perspective_sampler(
     u0, v0 = np.floor(u), np.floor(v)
     fu, fv = u - u0, v - v0
     rows, cols, weights = [], [], []
-    for dr, dc, wt in ((0, 0, (1 - fv) * (1 - fu)), (0, 1, (1 - fv) * fu), (1, 0, fv * (1 - fu)), (1, 1, fv * fu)):
+    for dr, dc, wt in (
+        (0, 0, (1 - fv) * (1 - fu)),
+        (0, 1, (1 - fv) * fu),
+        (1, 0, fv * (1 - fu)),
+        (1, 1, fv * fu),
+    ):
         r, c = _wrap(v0.astype(np.int64) + dr, u0.astype(np.int64) + dc, h, w)
         rows.append(r)
         cols.append(c)
@@ -120,7 +125,12 @@ def equirect_to_perspective(
     p = np.asarray(pano)
     hw = p.shape[:2] if p.ndim <= 3 else p.shape[1:3]
     sampler = perspective_sampler(
-        (int(hw[0]), int(hw[1])), out_hw, yaw_deg=yaw_deg, pitch_deg=pitch_deg, fov_deg=fov_deg,
-        roll_deg=roll_deg, mode=mode,
+        (int(hw[0]), int(hw[1])),
+        out_hw,
+        yaw_deg=yaw_deg,
+        pitch_deg=pitch_deg,
+        fov_deg=fov_deg,
+        roll_deg=roll_deg,
+        mode=mode,
     )
     return sampler(p)

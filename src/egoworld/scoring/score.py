@@ -101,9 +101,17 @@ def _pct(x: float) -> float:
 
 
 def score_run(
-    run_dir: str | Path, *, bench_dir: str | Path | None = None, write: bool = True
+    run_dir: str | Path,
+    *,
+    bench_dir: str | Path | None = None,
+    write: bool = True,
+    options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Score ``run_dir``; writes ``scores.jsonl`` / ``scores.json`` there and returns the summary."""
+    """Score ``run_dir``; writes ``scores.jsonl`` / ``scores.json`` there and returns the summary.
+
+    A benchmark with free-form tasks whose plug-in has a ``score_run`` hook is scored by that hook;
+    ``options`` (e.g. ``{"judge": "lexical"}``) are passed to it.
+    """
     run_dir = Path(run_dir)
     manifest = read_json(run_dir / RUN_MANIFEST)
     bench = load_benchmark(bench_dir or manifest["benchmark_path"])
@@ -111,6 +119,15 @@ def score_run(
         raise InputFileError(
             f"{bench.root}: benchmark differs from the one this run used (hash {manifest['benchmark_hash'][:12]}); "
             "pass --bench with the original folder"
+        )
+    plugin = plugin_for(bench.name)
+    if plugin.score_run is not None and any(t.answer_type == "free" for t in bench.manifest.tasks.values()):
+        return plugin.score_run(
+            run_dir, bench=bench, manifest=manifest, options=dict(options or {}), write=write
+        )
+    if options:
+        raise InputFileError(
+            f"scoring options {sorted(options)} apply only to benchmarks whose plug-in scores free-form answers"
         )
     cfg = manifest["config"]
     samples = select_samples(bench, cfg["tasks"], cfg["limit"], cfg["per_task"])

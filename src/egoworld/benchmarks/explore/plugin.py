@@ -1,0 +1,42 @@
+"""EXPLORE plug-in: the one-go prompt and gold reply for the generic runner, and the judge-based scorer.
+
+The generic runner (`egoworld run`) gives one request per sample, i.e. the one-go strategy; stepwise
+strategies need several dependent requests per sample and run through `egoworld explore run`
+(`egoworld.benchmarks.explore.driver`). Both write run folders that `egoworld score RUNDIR --judge …` scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from egoworld.benchmarks.explore import BENCHMARK_NAME, TASK_ORDER
+from egoworld.benchmarks.explore import baselines as _baselines  # noqa: F401 — registers copy-initial
+from egoworld.benchmarks.explore.instances import instance_from_sample
+from egoworld.benchmarks.explore.prompts import describe_scene, one_go_prompt
+from egoworld.benchmarks.registry import BenchmarkPlugin
+from egoworld.benchmarks.schema import Sample
+from egoworld.runner.permutations import Permutation
+from egoworld.runner.prompts import PromptBuilder
+
+
+class ExplorePromptBuilder(PromptBuilder):
+    """``question`` holds the official ``|``-joined actions; the prompt is the paper's one-go prompt."""
+
+    def question_text(self, sample: Sample, choices: Sequence[str] | None) -> str:
+        return one_go_prompt(sample.question)
+
+    def gold_reply(self, sample: Sample, perm: Permutation | None) -> str | None:
+        inst = instance_from_sample(sample)
+        return describe_scene(inst.final.objects) if inst.final is not None else None
+
+
+def _score_run(run_dir: Any, **kwargs: Any) -> dict[str, Any]:
+    from egoworld.benchmarks.explore.score_run import score_explore_run
+
+    return score_explore_run(run_dir, **kwargs)
+
+
+PLUGIN = BenchmarkPlugin(
+    name=BENCHMARK_NAME, prompt=ExplorePromptBuilder(), report_columns=TASK_ORDER, score_run=_score_run
+)

@@ -1,0 +1,149 @@
+"""``egoworld world …`` commands: import real recordings as episode folders and inspect episodes.
+
+``register(app, import_app, build_app)`` adds the ``world`` group to the main app. Other packages extend
+the group through `WORLD_EXTENSIONS`: each listed module (if present) defines
+``register_world(world_app: typer.Typer, world_import_app: typer.Typer) -> None`` — the synthetic worlds
+add ``world synth …`` (``egoworld.sim.cli``), the EXPLORE loader adds ``world import explore``
+(``egoworld.world.explore_cli``). Heavy imports stay inside the command functions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+WORLD_EXTENSIONS = ("egoworld.sim.cli", "egoworld.world.explore_cli")
+EXIT_BAD_INPUT = 2
+
+
+def _fail(exc: BaseException) -> None:
+    from rich.console import Console
+
+    Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _say(text: str) -> None:
+    from rich.console import Console
+
+    Console(stderr=True).print(text, highlight=False, soft_wrap=True)
+
+
+def import_hd_epic_cmd(
+    root: Annotated[
+        Path,
+        typer.Argument(help="HD-EPIC annotation folder (scene-and-object-movements/, youtube-links/ …)."),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="World folder to write: one episode folder per video.")],
+    video: Annotated[
+        list[str] | None, typer.Option("--video", help="Import only this video id (repeatable).")
+    ] = None,
+    videos_dir: Annotated[
+        Path | None, typer.Option("--videos-dir", help="Folder of <PXX>/<video>.mp4 files to reference.")
+    ] = None,
+) -> None:
+    """Import HD-EPIC: object movement tracks per video, digital-twin fixtures and Aria camera poses where
+    the folder has them. Prints what was sorted, clipped or kept as overlapping."""
+    from egoworld.common.files import InputFileError
+    from egoworld.world.hd_epic.importer import import_hd_epic
+
+    try:
+        folders, rep = import_hd_epic(root, out, videos=video or None, video_dir=videos_dir)
+    except (InputFileError, ValueError) as exc:
+        _fail(exc)
+    _say(
+        f"wrote {len(folders)} episodes to {out} — assoc_info: {rep.videos} videos, {rep.objects} objects, "
+        f"{rep.movements} movements; sorted tracks of {rep.reordered_objects} objects, kept "
+        f"{rep.overlapping_pairs} overlapping track pairs, clipped {len(rep.clipped)} tracks at the video end, "
+        f"{rep.unnamed_objects + rep.skipped_objects} unnamed objects (category 'unknown')"
+    )
+
+
+def import_epic_kitchens_cmd(
+    root: Annotated[
+        Path, typer.Argument(help="Folder with EPIC_100_<split>.csv and EPIC_100_video_info.csv.")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="World folder to write: one episode folder per video.")],
+    split: Annotated[str, typer.Option(help="Which EPIC_100_<split>.csv to read.")] = "validation",
+    video: Annotated[
+        list[str] | None, typer.Option("--video", help="Import only this video id (repeatable).")
+    ] = None,
+) -> None:
+    """Import EPIC-KITCHENS-100 action segments: one episode per video with its timestamped actions."""
+    from egoworld.common.files import InputFileError
+    from egoworld.world.epic_kitchens import import_epic_kitchens
+
+    try:
+        folders = import_epic_kitchens(root, out, split=split, videos=video or None)
+    except (InputFileError, ValueError) as exc:
+        _fail(exc)
+    _say(f"wrote {len(folders)} episodes to {out}")
+
+
+def show_cmd(
+    folder: Annotated[Path, typer.Argument(help="An episode folder, or a world folder of episode folders.")],
+    episode: Annotated[
+        str | None, typer.Option("--episode", help="In a world folder: the episode to show in full.")
+    ] = None,
+    png: Annotated[
+        Path | None,
+        typer.Option("--png", help="Picture to write (default: <episode id>.png in the current folder)."),
+    ] = None,
+    picture: Annotated[bool, typer.Option(help="Write the PNG (contact sheet or overview plot).")] = True,
+) -> None:
+    """Summarise an episode and draw it: a contact sheet of its video, or a top-down plot of fixtures,
+    camera path and objects with a timeline of movements and actions. A world folder lists its episodes."""
+    from egoworld.common.files import InputFileError
+    from egoworld.world.folder import find_episodes, load_episode
+    from egoworld.world.show import render_png, summarize
+
+    try:
+        folders = find_episodes(folder)
+        if not folders:
+            raise InputFileError(f"{folder}: no episode.json here or below (is this an episode folder?)")
+        if len(folders) > 1 and episode is None:
+            for f in folders:
+                ep = load_episode(f)
+                moves = sum(len(o.movements) for o in ep.objects)
+                print(
+                    f"{ep.id:<24} {ep.duration_s:>9.1f} s  {len(ep.fixtures):>3} fixtures  {len(ep.objects):>4} "
+                    f"objects  {moves:>5} movements  {len(ep.actions):>5} actions"
+                    + ("  poses" if ep.poses is not None else "")
+                )
+            print(f"{len(folders)} episodes (show one with --episode ID)")
+            return
+        chosen = folders[0] if episode is None else next((f for f in folders if f.name == episode), None)
+        if chosen is None:
+            raise InputFileError(f"{folder}: no episode folder named {episode!r}")
+        ep = load_episode(chosen)
+        print(summarize(ep))
+        if picture:
+            path, kind = render_png(ep, chosen, png or Path(f"{ep.id}.png"))
+            print(f"  picture  {path} ({kind})")
+    except (InputFileError, ValueError) as exc:
+        _fail(exc)
+
+
+def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
+    """Add ``egoworld world {import, show, …}`` to the main app."""
+    import importlib
+
+    world_app = typer.Typer(
+        help="Worlds (episodes): import recordings, synthesise, inspect.", no_args_is_help=True
+    )
+    world_import = typer.Typer(help="Import real recordings as episode folders.", no_args_is_help=True)
+    world_import.command("hd-epic")(import_hd_epic_cmd)
+    world_import.command("epic-kitchens")(import_epic_kitchens_cmd)
+    world_app.add_typer(world_import, name="import")
+    world_app.command("show")(show_cmd)
+    for name in WORLD_EXTENSIONS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name and name.startswith(exc.name):
+                continue  # that extension has not landed in this build
+            raise
+        module.register_world(world_app=world_app, world_import_app=world_import)
+    app.add_typer(world_app, name="world")

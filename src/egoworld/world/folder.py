@@ -1,0 +1,196 @@
+"""Save and load an episode folder (byte-identical for the same content, validated on load).
+
+Layout of ``DIR/`` (media files, written by whoever produced them, sit beside these)::
+
+    episode.json        format, id, duration_s, fps, camera, media, source, meta, counts
+    poses.jsonl         {"t": s, "world_from_camera": 4×4}            one pose per line, t increasing
+    fixtures.jsonl      {"id", "label", "type", "box": {center, size, rotation}, "openable", ...}
+    objects.jsonl       {"id", "category", "name", "movements": [{start_s, end_s, ...}], ...}
+    actions.jsonl       {"start_s", "end_s", "text", ...}                sorted by (start_s, end_s)
+    scene_graphs.jsonl  {"label", "time_s", "image", "objects": [...]}
+
+JSON keys are sorted and default values left out, so the same episode always gives the same bytes.
+Every file is written atomically and ``episode.json`` last; its ``counts`` let the loader detect a folder
+whose writing was interrupted. A bad file is refused with `InputFileError` naming the file, the line,
+the field and the reason. A world set is a folder of episode folders (`find_episodes`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from egoworld.common.files import InputFileError, iter_jsonl, read_json, write_json, write_jsonl
+from egoworld.geometry.cameras import CameraModel
+from egoworld.world.episode import (
+    Action,
+    Episode,
+    EpisodeMedia,
+    EpisodeObject,
+    Fixture,
+    SceneGraph,
+    episode_problems,
+)
+from egoworld.world.poses import PoseTrack
+
+FORMAT = "egoworld.episode/1"
+HEADER = "episode.json"
+COLLECTIONS: dict[str, tuple[str, type[BaseModel]]] = {
+    "fixtures": ("fixtures.jsonl", Fixture),
+    "objects": ("objects.jsonl", EpisodeObject),
+    "actions": ("actions.jsonl", Action),
+    "scene_graphs": ("scene_graphs.jsonl", SceneGraph),
+}
+POSES = "poses.jsonl"
+
+
+class EpisodeHeader(BaseModel):
+    """Contents of ``episode.json``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: str = FORMAT
+    id: str = Field(min_length=1)
+    duration_s: float = Field(gt=0)
+    fps: float = Field(gt=0)
+    camera: CameraModel | None = None
+    media: EpisodeMedia = EpisodeMedia()
+    source: dict[str, Any] = Field(default_factory=dict)
+    meta: dict[str, Any] = Field(default_factory=dict)
+    counts: dict[str, int] = Field(default_factory=dict)
+
+
+class PoseRow(BaseModel):
+    """One line of ``poses.jsonl``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    t: float = Field(ge=0)
+    world_from_camera: tuple[tuple[float, float, float, float], ...] = Field(min_length=4, max_length=4)
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        msg = err["msg"].removeprefix("Value error, ")
+        loc = ".".join(str(x) for x in err["loc"])
+        parts.append(f"field '{loc}': {msg}" if loc else msg)
+    return "; ".join(parts)
+
+
+def _dump(model: BaseModel) -> dict[str, Any]:
+    return model.model_dump(mode="json", exclude_defaults=True)
+
+
+def save_episode(episode: Episode, root: str | Path) -> Path:
+    """Write ``episode`` into folder ``root`` (created if needed); returns ``root``."""
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
+    for name, (filename, _) in COLLECTIONS.items():
+        counts[name] = write_jsonl(root / filename, (_dump(item) for item in getattr(episode, name)))
+    counts["poses"] = write_jsonl(root / POSES, episode.poses.to_rows() if episode.poses is not None else [])
+    header = EpisodeHeader(
+        id=episode.id,
+        duration_s=episode.duration_s,
+        fps=episode.fps,
+        camera=episode.camera,
+        media=episode.media,
+        source=episode.source,
+        meta=episode.meta,
+        counts=dict(sorted(counts.items())),
+    )
+    doc = header.model_dump(mode="json", exclude_defaults=True) | {"format": FORMAT}
+    if episode.camera is not None:  # in full: its "kind" tag is a default value
+        doc["camera"] = episode.camera.model_dump(mode="json")
+    write_json(root / HEADER, doc)
+    return root
+
+
+def _rows(path: Path, model: type[BaseModel], expected: int | None) -> tuple[list[Any], list[int]]:
+    items: list[Any] = []
+    lines: list[int] = []
+    if not path.is_file():
+        if expected:
+            raise InputFileError(
+                f"{path}: missing, but episode.json counts {expected} rows — re-save the episode"
+            )
+        return items, lines
+    for lineno, row in iter_jsonl(path):
+        try:
+            items.append(model.model_validate(row))
+        except ValidationError as exc:
+            rid = row.get("id") if isinstance(row, dict) else None
+            tag = f" (id {rid})" if rid is not None else ""
+            raise InputFileError(f"{path}, line {lineno}{tag}: {_explain(exc)}") from exc
+        lines.append(lineno)
+    if expected is not None and expected != len(items):
+        raise InputFileError(
+            f"{path}: {len(items)} rows but episode.json counts {expected} — the folder was not written "
+            "completely; re-save the episode"
+        )
+    return items, lines
+
+
+def load_episode(root: str | Path) -> Episode:
+    """Load and validate an episode folder; problems raise `InputFileError` (file, line, field, reason)."""
+    root = Path(root)
+    hpath = root / HEADER
+    if not hpath.is_file():
+        raise InputFileError(
+            f"{hpath}: not found — an episode folder holds episode.json and *.jsonl files "
+            "(create one with `egoworld world import …` or `egoworld world synth …`)"
+        )
+    raw = read_json(hpath)
+    try:
+        header = EpisodeHeader.model_validate(raw)
+    except ValidationError as exc:
+        raise InputFileError(f"{hpath}: {_explain(exc)}") from exc
+    if header.format != FORMAT:
+        raise InputFileError(f"{hpath}: field 'format': {header.format!r} is not {FORMAT!r}")
+    parts: dict[str, Any] = {}
+    lines: dict[str, list[int]] = {}
+    for name, (filename, model) in COLLECTIONS.items():
+        parts[name], lines[name] = _rows(root / filename, model, header.counts.get(name))
+    pose_rows, _ = _rows(root / POSES, PoseRow, header.counts.get("poses"))
+    poses = None
+    if pose_rows:
+        try:
+            poses = PoseTrack([r.t for r in pose_rows], [r.world_from_camera for r in pose_rows])
+        except ValueError as exc:
+            raise InputFileError(f"{root / POSES}: {exc}") from exc
+    fields = dict(
+        id=header.id,
+        duration_s=header.duration_s,
+        fps=header.fps,
+        camera=header.camera,
+        poses=poses,
+        media=header.media,
+        source=header.source,
+        meta=header.meta,
+        **{k: tuple(v) for k, v in parts.items()},
+    )
+    problems = episode_problems(Episode.model_construct(**fields))
+    if problems:
+        where, field, reason = problems[0]
+        name, index = where.rstrip("]").split("[")
+        filename = COLLECTIONS[name][0]
+        raise InputFileError(f"{root / filename}, line {lines[name][int(index)]}: field '{field}': {reason}")
+    return Episode(**fields)
+
+
+def find_episodes(root: str | Path) -> list[Path]:
+    """Episode folders at or below ``root`` (sorted); ``root`` itself if it is one."""
+    root = Path(root)
+    if (root / HEADER).is_file():
+        return [root]
+    return sorted(p.parent for p in root.rglob(HEADER))
+
+
+def iter_episodes(root: str | Path) -> Iterator[Episode]:
+    """Load every episode of a world set, in folder order."""
+    for folder in find_episodes(root):
+        yield load_episode(folder)

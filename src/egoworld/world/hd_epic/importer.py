@@ -1,0 +1,132 @@
+"""Assemble HD-EPIC episodes from the public annotation folder and write them as a world set.
+
+Expected layout under ``root`` (the public ``hd-epic-annotations`` tree plus the extra files named in
+``../shared/data/hd-epic/README.md``)::
+
+    scene-and-object-movements/assoc_info.json          objects and their movement times (all videos)
+    youtube-links/HD_EPIC_YouTube_URLs.csv              video list and durations
+    high-level/activities/PXX_recipe_timestamps.csv     optional: high-level activities → meta["activities"]
+    digital-twin/PXX_final.glb                          optional: fixtures of kitchen PXX
+    intermediate-data/PXX/<video>/{device_calibration.json,framewise_info.jsonl}   optional: camera + poses
+
+One episode per video (id = video id, 30 fps). Videos themselves are not public; pass ``video_dir`` to
+reference ``<video_dir>/<PXX>/<video>.mp4`` (or ``<video_dir>/<video>.mp4``) where it exists.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from pathlib import Path
+
+from egoworld.common.files import InputFileError
+from egoworld.common.hashing import sha256_file
+from egoworld.world.episode import Episode, EpisodeMedia, Fixture
+from egoworld.world.folder import save_episode
+from egoworld.world.hd_epic.aria import HD_EPIC_FPS, load_framewise_poses, load_rgb_camera
+from egoworld.world.hd_epic.fixtures import load_digital_twin
+from egoworld.world.hd_epic.tracks import TrackReport, load_assoc_info, read_durations
+
+ASSOC = "scene-and-object-movements/assoc_info.json"
+DURATIONS = "youtube-links/HD_EPIC_YouTube_URLs.csv"
+
+
+def _activities(root: Path, participant: str, durations: dict[str, float]) -> dict[str, list[dict]]:
+    """High-level activities per video; an end time of ``end`` means the end of the video. Rows whose
+    video id is not a known video are skipped (``P09_recipe_timestamps.csv`` line 153 reads
+    ``P09-2024623-154547``)."""
+    path = root / "high-level" / "activities" / f"{participant}_recipe_timestamps.csv"
+    out: dict[str, list[dict]] = {}
+    if not path.is_file():
+        return out
+    with path.open(encoding="utf-8", newline="") as fh:
+        for lineno, row in enumerate(csv.DictReader(fh), start=2):
+            video = row.get("video_id", "")
+            if video not in durations:
+                continue
+            try:
+                start = float(row["start_time"])
+                end = durations[video] if row["end_time"].strip() == "end" else float(row["end_time"])
+            except (KeyError, ValueError) as exc:
+                raise InputFileError(
+                    f"{path}, line {lineno}: start_time / end_time must be seconds (or 'end'): {exc}"
+                ) from exc
+            out.setdefault(video, []).append(
+                {
+                    "start_s": start,
+                    "end_s": end,
+                    "label": row["high_level_activity_label"],
+                    "recipe_id": row["recipe_id"] or None,
+                }
+            )
+    return out
+
+
+def _video_path(video_dir: Path | None, participant: str, video: str) -> str | None:
+    if video_dir is None:
+        return None
+    for candidate in (video_dir / participant / f"{video}.mp4", video_dir / f"{video}.mp4"):
+        if candidate.is_file():
+            return str(candidate.resolve())
+    return None
+
+
+def iter_hd_epic_episodes(
+    root: str | Path, videos: list[str] | None = None, video_dir: str | Path | None = None
+) -> Iterator[Episode]:
+    """Episodes for ``videos`` (default: every video in assoc_info.json), in file order."""
+    root = Path(root)
+    durations = read_durations(root / DURATIONS)
+    objects, _ = load_assoc_info(root / ASSOC, durations)
+    wanted = list(objects) if videos is None else videos
+    unknown = [v for v in wanted if v not in objects]
+    if unknown:
+        raise InputFileError(
+            f"{root / ASSOC}: no video {', '.join(unknown[:5])} (ids look like P01-20240202-110250)"
+        )
+    assoc_sha = sha256_file(root / ASSOC)
+    twins: dict[str, list[Fixture]] = {}
+    activities: dict[str, dict[str, list[dict]]] = {}
+    for video in wanted:
+        participant = video.split("-", 1)[0]
+        files = {ASSOC: assoc_sha}
+        if participant not in twins:
+            glb = root / "digital-twin" / f"{participant}_final.glb"
+            twins[participant] = load_digital_twin(glb, participant) if glb.is_file() else []
+            activities[participant] = _activities(root, participant, durations)
+        if twins[participant]:
+            rel = f"digital-twin/{participant}_final.glb"
+            files[rel] = sha256_file(root / rel)
+        camera = poses = None
+        inter = root / "intermediate-data" / participant / video
+        if (inter / "device_calibration.json").is_file() and (inter / "framewise_info.jsonl").is_file():
+            camera, device_from_camera = load_rgb_camera(inter / "device_calibration.json")
+            poses = load_framewise_poses(inter / "framewise_info.jsonl", device_from_camera, HD_EPIC_FPS)
+            for name in ("device_calibration.json", "framewise_info.jsonl"):
+                rel = f"intermediate-data/{participant}/{video}/{name}"
+                files[rel] = sha256_file(root / rel)
+        meta = {"participant": participant}
+        if activities[participant].get(video):
+            meta["activities"] = activities[participant][video]
+        yield Episode(
+            id=video,
+            duration_s=durations[video],
+            fps=HD_EPIC_FPS,
+            camera=camera,
+            poses=poses,
+            fixtures=tuple(twins[participant]),
+            objects=tuple(objects[video]),
+            media=EpisodeMedia(video=_video_path(Path(video_dir) if video_dir else None, participant, video)),
+            source={"loader": "hd-epic", "files": files},
+            meta=meta,
+        )
+
+
+def import_hd_epic(
+    root: str | Path, out: str | Path, videos: list[str] | None = None, video_dir: str | Path | None = None
+) -> tuple[list[Path], TrackReport]:
+    """Write one episode folder per video under ``out``; returns the folders and the track report."""
+    root, out = Path(root), Path(out)
+    _, report = load_assoc_info(root / ASSOC, read_durations(root / DURATIONS))
+    folders = [save_episode(ep, out / ep.id) for ep in iter_hd_epic_episodes(root, videos, video_dir)]
+    return folders, report
