@@ -1,0 +1,117 @@
+"""``egoworld world synth kitchen|walk|actions …``: synthesise world sets with progress and resumption."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def synth_cmd(
+    kind: Annotated[str, typer.Argument(help="kitchen, walk or actions")],
+    out: Annotated[Path, typer.Option("--out", help="World folder to write (one folder per episode).")],
+    episodes: Annotated[int, typer.Option("--episodes", min=1, help="Number of episodes.")] = 1,
+    minutes: Annotated[
+        float | None,
+        typer.Option("--minutes", help="Episode length (kitchen 2–40, default 3; walk default 10)."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice.")] = 0,
+    fps: Annotated[
+        float | None, typer.Option("--fps", help="Video frame rate (kitchen default 2, walk 1).")
+    ] = None,
+    camera: Annotated[
+        str, typer.Option("--camera", help="Kitchen camera: fisheye (Aria-like) or pinhole.")
+    ] = "fisheye",
+    size: Annotated[
+        int | None,
+        typer.Option("--size", help="Kitchen image size (fisheye side, pinhole width); walk panorama width."),
+    ] = None,
+    view_size: Annotated[int, typer.Option("--view-size", help="Walk: side of each perspective view.")] = 128,
+    actions: Annotated[
+        int | None,
+        typer.Option("--actions", help="Actions: number of actions (11–700; default drawn per partition)."),
+    ] = None,
+    abnormal_rate: Annotated[
+        float, typer.Option("--abnormal-rate", help="Actions: share of abnormal episodes.")
+    ] = 0.2,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Episodes made in parallel (processes).")] = 1,
+    force: Annotated[
+        bool, typer.Option("--force", help="Remake episodes made with other parameters.")
+    ] = False,
+) -> None:
+    """Synthesise episodes with exact ground truth; episodes already complete are skipped."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from egoworld.common.files import InputFileError
+    from egoworld.sim.actions import ActionConfig
+    from egoworld.sim.kitchen import KitchenConfig
+    from egoworld.sim.walk import WalkConfig
+    from egoworld.sim.worldset import KINDS, Job, plan_jobs, synth_world_set
+
+    console = Console(stderr=True)
+    if kind not in KINDS:
+        console.print(
+            f"[bold red]error:[/] unknown world kind {kind!r}; choose kitchen, walk or actions",
+            soft_wrap=True,
+        )
+        raise typer.Exit(2)
+    try:
+        if kind == "kitchen":
+            m = 3.0 if minutes is None else minutes
+            if not 2.0 <= m <= 40.0:
+                raise ValueError(f"--minutes for a kitchen is 2 to 40, got {m}")
+            cfg = KitchenConfig(
+                minutes=m, fps=fps or 2.0, camera=camera, size=size or (448 if camera == "fisheye" else 640)
+            )  # type: ignore[arg-type]
+        elif kind == "walk":
+            cfg = WalkConfig(
+                minutes=10.0 if minutes is None else minutes,
+                fps=fps or 1.0,
+                pano_width=size or 512,
+                view_size=view_size,
+            )  # type: ignore[assignment]
+        else:
+            cfg = ActionConfig(n_actions=actions, abnormal_rate=abnormal_rate)  # type: ignore[assignment]
+        todo, done = plan_jobs(kind, out, episodes, seed, cfg, force=force)
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+        ) as progress:
+            ep_task = progress.add_task(f"{kind} episodes", total=episodes, completed=0)
+            frame_task = progress.add_task("frames", total=None, visible=jobs == 1 and kind != "actions")
+
+            def on_episode(job: Job, path: Path) -> None:
+                progress.advance(ep_task)
+
+            def on_frames(i: int, n: int) -> None:
+                progress.update(frame_task, completed=i, total=n)
+
+            synth_world_set(
+                kind,
+                out,
+                episodes,
+                seed,
+                cfg,
+                jobs=jobs,
+                force=force,
+                on_episode=on_episode,
+                on_frames=on_frames,
+            )
+    except (InputFileError, ValueError) as exc:
+        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from exc
+    console.print(
+        f"{episodes} {kind} episodes in {out} ({len(done)} already there, {len(todo)} made)",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def register_world(world_app: typer.Typer, world_import_app: typer.Typer) -> None:
+    """Add ``world synth`` (called by `egoworld.world.cli.register`)."""
+    world_app.command("synth")(synth_cmd)

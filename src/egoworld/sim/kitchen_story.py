@@ -1,0 +1,307 @@
+"""What the camera wearer does in a kitchen: walk between fixtures, open them, move objects, close them.
+
+`plan_story` runs a seeded activity loop until the episode's end:
+
+* **move an object** (most often): walk to where it rests, open the fixture if it is closed, pick it up,
+  close the fixture, carry it (the object is *in motion* from pick-up to put-down) to another fixture whose
+  type suits the category — about a third of the time into a closed one (cupboard, drawer, fridge …) —
+  open it, put the object down on a free spot, close it;
+* **browse**: open a fixture, look in, close it;
+* **look around**: stand and glance at other fixtures.
+
+Walking follows collision-free paths at ~1 m/s with smooth starts and stops; the head looks along the
+path while walking and at the hands' target while working, turning smoothly (`egoworld.sim.head`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from random import Random
+
+import numpy as np
+from numpy.typing import NDArray
+
+from egoworld.sim.catalog import BY_NAME
+from egoworld.sim.fixtures import OPEN_TIME_S
+from egoworld.sim.head import gaze_to_yaw_pitch, smooth_angles
+from egoworld.sim.kitchen_layout import KitchenSpec, SupportSpec
+from egoworld.sim.navigation import NavGrid, distance_at, find_path, point_at, walk_timing
+from egoworld.sim.placement import Placements
+from egoworld.world.episode import Action, Movement
+
+BODY_RADIUS = 0.25
+GRID_DT = 0.05
+PICK_S = 1.0
+"""seconds from the start of a pick-up (the movement starts) until the hand is back"""
+CLOSED_TYPES = ("cupboard", "drawer", "fridge", "dishwasher", "oven", "microwave")
+
+
+@dataclass
+class _Segment:
+    t0: float
+    t1: float
+    path: list[tuple[float, float]]
+    dist: NDArray
+    total: float
+    speed: float
+
+
+@dataclass
+class Story:
+    """The plan of one episode; `trajectory` samples the camera path."""
+
+    duration_s: float
+    eye_height: float
+    segments: list[_Segment]
+    gaze: list[tuple[float, float, tuple[float, float, float] | None]]
+    """(t0, t1, target point or None = along the walking direction)"""
+    initial: dict[str, tuple[str, float, float]]
+    movements: dict[str, list[Movement]] = field(default_factory=dict)
+    open_intervals: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    actions: list[Action] = field(default_factory=list)
+
+    def _positions(self, t: NDArray) -> tuple[NDArray, NDArray]:
+        """Floor positions ``(N, 2)`` and whether walking, at times ``t``."""
+        pos = np.zeros((len(t), 2))
+        walking = np.zeros(len(t), bool)
+        for seg in self.segments:
+            sel = (t >= seg.t0) & (t <= seg.t1)
+            if not sel.any():
+                continue
+            d = distance_at(t[sel] - seg.t0, seg.total, seg.t1 - seg.t0, seg.speed)
+            pos[sel] = point_at(seg.path, seg.dist, d)
+            walking[sel] = seg.total > 0.05
+        return pos, walking
+
+    def trajectory(self, times: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+        """Eye positions ``(N, 3)``, yaw and pitch (degrees) at ``times`` (smoothed head motion)."""
+        grid = np.arange(0.0, self.duration_s + GRID_DT, GRID_DT)
+        pos, walking = self._positions(grid)
+        phase = 2 * math.pi * 1.8 * grid
+        eye = np.column_stack([pos, self.eye_height + np.where(walking, 0.012 * np.sin(phase), 0.0)])
+        ahead, _ = self._positions(np.minimum(grid + 0.6, self.duration_s))
+        yaw = np.zeros(len(grid))
+        pitch = np.full(len(grid), -15.0)
+        along = np.hypot(*(ahead - pos).T) > 0.05
+        y_path = np.degrees(np.arctan2(ahead[:, 1] - pos[:, 1], ahead[:, 0] - pos[:, 0]))
+        have = np.zeros(len(grid), bool)
+        for t0, t1, target in self.gaze:
+            sel = (grid >= t0) & (grid < t1)
+            if target is None:
+                sel &= along
+                yaw[sel], pitch[sel] = y_path[sel], -15.0
+            else:
+                yaw[sel], pitch[sel] = gaze_to_yaw_pitch(eye[sel], np.asarray(target)[None, :])
+            have |= sel
+        # where nothing was asked, keep the previous direction
+        for i in range(1, len(grid)):
+            if not have[i]:
+                yaw[i], pitch[i] = yaw[i - 1], pitch[i - 1]
+        yaw = np.degrees(np.unwrap(np.radians(yaw)))
+        yaw_s = smooth_angles(grid, yaw, 200.0, 0.15)
+        pitch_s = smooth_angles(grid, pitch, 120.0, 0.15)
+        q = np.asarray(times, float)
+        out = np.column_stack([np.interp(q, grid, eye[:, k]) for k in range(3)])
+        return out, np.interp(q, grid, yaw_s), np.interp(q, grid, pitch_s)
+
+
+class _Planner:
+    def __init__(
+        self,
+        spec: KitchenSpec,
+        placements: Placements,
+        categories: dict[str, str],
+        names: dict[str, str],
+        rng: Random,
+        duration: float,
+        speed: float,
+    ) -> None:
+        self.spec = spec
+        self.pl = placements
+        self.categories = categories
+        self.names = names
+        self.rng = rng
+        self.duration = duration
+        self.speed = speed
+        self.t = 0.0
+        self.pos = spec.start
+        self.grid = NavGrid((spec.room_lo[0], spec.room_lo[1]), (spec.room_hi[0], spec.room_hi[1]))
+        self.grid.block_border(BODY_RADIUS)
+        for lo, hi in spec.obstacles:
+            self.grid.block_rect(lo, hi, BODY_RADIUS)
+        self.supports = {s.id: s for s in spec.supports}
+        self.fixture_supports: dict[str, list[SupportSpec]] = {}
+        for s in spec.supports:
+            self.fixture_supports.setdefault(s.fixture, []).append(s)
+        self.story = Story(duration, round(rng.uniform(1.55, 1.68), 3), [], [], dict(placements.where))
+        self.eye = self.story.eye_height
+
+    # ---- primitives of behaviour ---------------------------------------------------------------
+    def stay(self, seconds: float, target: tuple[float, float, float] | None) -> None:
+        t1 = self.t + seconds
+        self.story.segments.append(_Segment(self.t, t1, [self.pos], np.zeros(1), 0.0, self.speed))
+        self.story.gaze.append((self.t, t1, target))
+        self.t = t1
+
+    def walk_to(self, fixture_id: str) -> None:
+        stands = self.spec.stands[fixture_id]
+        goal = min(stands, key=lambda p: math.hypot(p[0] - self.pos[0], p[1] - self.pos[1]))
+        path = find_path(self.grid, self.pos, goal)
+        dist, seconds = walk_timing(path, self.speed)
+        if dist[-1] < 0.05:
+            return
+        self.story.segments.append(
+            _Segment(self.t, self.t + seconds, path, dist, float(dist[-1]), self.speed)
+        )
+        self.story.gaze.append((self.t, self.t + seconds - 0.5, None))
+        self.t += seconds
+        self.pos = path[-1]
+
+    def fixture_point(self, fixture_id: str) -> tuple[float, float, float]:
+        fx = self.spec.fixture(fixture_id)
+        wl = fx.world_from_local()
+        p = wl @ np.array([0.0, fx.size[1] / 2, 0.0, 1.0])
+        return (float(p[0]), float(p[1]), float(p[2]))
+
+    def object_point(self, obj: str) -> tuple[float, float, float]:
+        sup, x, y = self.pl.where[obj]
+        return (x, y, self.supports[sup].z + self.pl.height[obj] / 2)
+
+    def act(self, text: str, seconds: float, verb: str, noun: str, **meta: str) -> None:
+        self.story.actions.append(
+            Action(
+                start_s=round(self.t, 4),
+                end_s=round(self.t + seconds, 4),
+                text=text,
+                verb=verb,
+                noun=noun,
+                meta=meta,
+            )
+        )
+
+    def open(self, fixture_id: str, look: tuple[float, float, float]) -> float:
+        fx = self.spec.fixture(fixture_id)
+        t0 = self.t
+        self.act(f"open {fx.label}", OPEN_TIME_S, "open", fx.type, fixture=fixture_id)
+        self.stay(OPEN_TIME_S + 0.2, look)
+        return t0
+
+    def close(self, fixture_id: str, opened_at: float, look: tuple[float, float, float]) -> None:
+        fx = self.spec.fixture(fixture_id)
+        self.act(f"close {fx.label}", OPEN_TIME_S, "close", fx.type, fixture=fixture_id)
+        self.story.open_intervals.setdefault(fixture_id, []).append(
+            (round(opened_at, 4), round(self.t + OPEN_TIME_S, 4))
+        )
+        self.stay(OPEN_TIME_S + 0.1, look)
+
+    # ---- activities ----------------------------------------------------------------------------
+    def choose_destination(
+        self, obj: str, src_fixture: str
+    ) -> tuple[SupportSpec, tuple[float, float]] | None:
+        allowed = BY_NAME[self.categories[obj]].rests_on
+        options = [
+            s
+            for s in self.spec.supports
+            if s.fixture != src_fixture and self.spec.fixture(s.fixture).type in allowed
+        ]
+        closed = [s for s in options if s.inside]
+        pool = (
+            closed if closed and self.rng.random() < 0.35 else [s for s in options if not s.inside] or options
+        )
+        self.rng.shuffle(pool)
+        for s in pool:
+            spot = self.pl.free_spot(s, obj, self.rng)
+            if spot is not None:
+                return s, spot
+        return None
+
+    def move_object(self) -> bool:
+        objs = sorted(self.pl.where)
+        obj = objs[self.rng.randrange(len(objs))]
+        src = self.supports[self.pl.where[obj][0]]
+        dest = self.choose_destination(obj, src.fixture)
+        if dest is None:
+            return False
+        dst, spot = dest
+        cat = self.categories[obj]
+        start_pos = self.object_point(obj)
+        self.walk_to(src.fixture)
+        src_fx = self.spec.fixture(src.fixture)
+        opened = self.open(src.fixture, start_pos) if src_fx.openable else None
+        t_pick = self.t
+        self.act(f"take {cat} from {src_fx.label}", PICK_S, "take", cat, object=obj, fixture=src.fixture)
+        self.stay(PICK_S, start_pos)
+        if opened is not None:
+            self.close(src.fixture, opened, self.fixture_point(src.fixture))
+        del self.pl.where[obj]
+        self.walk_to(dst.fixture)
+        dst_fx = self.spec.fixture(dst.fixture)
+        end_pos = (spot[0], spot[1], dst.z + self.pl.height[obj] / 2)
+        opened = self.open(dst.fixture, end_pos) if dst_fx.openable else None
+        self.act(
+            f"put {cat} {dst.relation} {dst_fx.label}", PICK_S, "put", cat, object=obj, fixture=dst.fixture
+        )
+        self.stay(PICK_S, end_pos)
+        t_put = self.t
+        self.pl.where[obj] = (dst.id, spot[0], spot[1])
+        k = len(self.story.movements.get(obj, []))
+        self.story.movements.setdefault(obj, []).append(
+            Movement(
+                id=f"{obj}/m{k}",
+                start_s=round(t_pick, 4),
+                end_s=round(t_put, 4),
+                start_position=start_pos,
+                end_position=end_pos,
+                start_fixture=src.fixture,
+                end_fixture=dst.fixture,
+                meta={"start_support": src.id, "end_support": dst.id},
+            )
+        )
+        if opened is not None:
+            self.close(dst.fixture, opened, self.fixture_point(dst.fixture))
+        self.stay(self.rng.uniform(0.3, 1.5), None)
+        return True
+
+    def browse(self) -> None:
+        openable = sorted(f.id for f in self.spec.fixtures if f.openable and f.id in self.spec.stands)
+        fid = openable[self.rng.randrange(len(openable))]
+        self.walk_to(fid)
+        look = self.fixture_point(fid)
+        opened = self.open(fid, look)
+        self.stay(self.rng.uniform(1.0, 3.0), look)
+        self.close(fid, opened, look)
+
+    def look_around(self, seconds: float) -> None:
+        ids = sorted(self.spec.stands)
+        end = self.t + seconds
+        while self.t < end - 0.3:
+            target = self.fixture_point(ids[self.rng.randrange(len(ids))])
+            self.stay(min(end - self.t, self.rng.uniform(0.8, 2.0)), target)
+
+
+def plan_story(
+    spec: KitchenSpec,
+    placements: Placements,
+    categories: dict[str, str],
+    names: dict[str, str],
+    rng: Random,
+    duration_s: float,
+    speed: float = 1.0,
+) -> Story:
+    """Plan a whole episode (see the module docstring); ``placements`` is updated to the final state."""
+    p = _Planner(spec, placements, categories, names, rng, duration_s, speed)
+    p.look_around(2.0)
+    reserve = 35.0  # the longest activity: two walks across the room, two fixtures, pick and put
+    while p.t < duration_s - reserve:
+        r = rng.random()
+        if r < 0.72:
+            if not p.move_object():
+                p.look_around(2.0)
+        elif r < 0.85:
+            p.browse()
+        else:
+            p.look_around(rng.uniform(2.0, 5.0))
+    p.look_around(max(duration_s - p.t, 0.0) + 0.5)
+    p.story.actions.sort(key=lambda a: (a.start_s, a.end_s))
+    return p.story

@@ -1,0 +1,145 @@
+"""Synthesise a world set (a folder of episode folders) with progress and resumption.
+
+Episode ``i`` of kind ``k`` is ``<out>/<k>_<i:03d>/``; its randomness comes from ``(seed, episode id)``,
+so episodes can be made in any order, in parallel, or again, with identical bytes. Each episode is
+written into a hidden ``.<id>.partial`` folder and renamed when complete; a rerun skips complete
+episodes made with the same parameters, throws away partial ones, and refuses (unless ``force``) to mix
+in episodes made with other parameters.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from egoworld.common.files import InputFileError, read_json
+from egoworld.sim.actions import ActionConfig, synth_action_scene
+from egoworld.sim.kitchen import KitchenConfig, synth_kitchen
+from egoworld.sim.walk import WalkConfig, synth_walk
+
+Kind = Literal["kitchen", "walk", "actions"]
+KINDS: tuple[str, ...] = ("kitchen", "walk", "actions")
+Config = KitchenConfig | WalkConfig | ActionConfig
+FrameProgress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Job:
+    kind: str
+    episode_id: str
+    seed: int
+    config: Config
+
+
+def episode_ids(kind: str, n: int, start: int = 0) -> list[str]:
+    return [f"{kind}_{i:03d}" for i in range(start, start + n)]
+
+
+def run_job(job: Job, folder: Path, progress: FrameProgress | None = None) -> Path:
+    """Synthesise one episode into ``folder``."""
+    if job.kind == "kitchen":
+        assert isinstance(job.config, KitchenConfig)
+        return synth_kitchen(folder, job.episode_id, job.seed, job.config, progress)
+    if job.kind == "walk":
+        assert isinstance(job.config, WalkConfig)
+        return synth_walk(folder, job.episode_id, job.seed, job.config, progress)
+    if job.kind == "actions":
+        assert isinstance(job.config, ActionConfig)
+        return synth_action_scene(folder, job.episode_id, job.seed, job.config)
+    raise ValueError(f"unknown world kind {job.kind!r}; choose kitchen, walk or actions")
+
+
+def _status(job: Job, final: Path) -> str:
+    """'missing', 'complete' (same parameters) or 'different'."""
+    header = final / "episode.json"
+    if not header.is_file():
+        return "missing"
+    try:
+        meta = read_json(header).get("meta", {})
+    except InputFileError:
+        return "different"
+    same = meta.get("seed") == job.seed and meta.get("config") == _json(job.config.to_json())
+    return "complete" if same else "different"
+
+
+def _json(obj: Any) -> Any:
+    import json
+
+    return json.loads(json.dumps(obj))
+
+
+def _build(job: Job, out: Path, progress: FrameProgress | None = None) -> Path:
+    final = out / job.episode_id
+    tmp = out / f".{job.episode_id}.partial"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    try:
+        run_job(job, tmp, progress)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if final.exists():
+        shutil.rmtree(final)
+    tmp.rename(final)
+    return final
+
+
+def plan_jobs(
+    kind: str, out: str | Path, episodes: int, seed: int, config: Config, *, force: bool = False
+) -> tuple[list[Job], list[Job]]:
+    """(jobs to run, jobs already complete); raises when an episode was made with other parameters."""
+    out = Path(out)
+    todo, done = [], []
+    for eid in episode_ids(kind, episodes):
+        job = Job(kind, eid, seed, config)
+        status = _status(job, out / eid)
+        if status == "complete" and not force:
+            done.append(job)
+        elif status == "different" and not force:
+            raise InputFileError(
+                f"{out / eid}: this episode was made with another seed or other parameters; "
+                "choose another --out folder, or pass --force to make it again"
+            )
+        else:
+            todo.append(job)
+    return todo, done
+
+
+def synth_world_set(
+    kind: str,
+    out: str | Path,
+    episodes: int,
+    seed: int,
+    config: Config,
+    *,
+    jobs: int = 1,
+    force: bool = False,
+    on_episode: Callable[[Job, Path], None] | None = None,
+    on_frames: FrameProgress | None = None,
+) -> list[Path]:
+    """Make the missing episodes of a world set; returns every episode folder (in id order)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown world kind {kind!r}; choose kitchen, walk or actions")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    todo, done = plan_jobs(kind, out, episodes, seed, config, force=force)
+    for job in done:
+        if on_episode is not None:
+            on_episode(job, out / job.episode_id)
+    if jobs <= 1 or len(todo) <= 1:
+        for job in todo:
+            path = _build(job, out, on_frames)
+            if on_episode is not None:
+                on_episode(job, path)
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = {pool.submit(_build, job, out): job for job in todo}
+            for fut in as_completed(futures):
+                path = fut.result()
+                if on_episode is not None:
+                    on_episode(futures[fut], path)
+    return [out / eid for eid in episode_ids(kind, episodes)]
