@@ -168,10 +168,14 @@ def run(
         ),
     ] = "uniform",
     max_pixels: Annotated[
-        int, typer.Option(help="Pixel budget per frame (frames are shrunk as decoded); 0 keeps the video size.")
+        int,
+        typer.Option(help="Pixel budget per frame (frames are shrunk as decoded); 0 keeps the video size."),
     ] = 448 * 448,
     overlays: Annotated[
-        str, typer.Option(help="Burned-in overlays: timestamp, fisheye[=R] (comma-separated), e.g. fisheye,timestamp.")
+        str,
+        typer.Option(
+            help="Burned-in overlays: timestamp, fisheye[=R] (comma-separated), e.g. fisheye,timestamp."
+        ),
     ] = "",
     video_part: Annotated[
         bool, typer.Option(help="Send sampled frames as one MP4 video part (servers that accept video_url).")

@@ -23,6 +23,10 @@ class RunConfig:
     model_args: dict[str, str] = field(default_factory=dict)
     setting: str = "text"
     frames: int = 128
+    frame_policy: str = "uniform"  # media settings: see runner.inputs.InputSettings
+    max_pixels: int = 448 * 448
+    overlays: str = ""
+    video_part: bool = False
     permutations: str | int = "none"
     seed: int = 0
     epochs: int = 1

@@ -20,16 +20,39 @@ from egoworld.models.base import Part
 SETTINGS = ("text", "frames", "last-frame")
 
 
+#: default pixel budget per frame (448 × 448); 0 keeps the video's size
+DEFAULT_MAX_PIXELS = 448 * 448
+
+
 @dataclass(frozen=True)
 class InputSettings:
+    """What media a request carries. ``frame_policy``: see `egoworld.media.policies` (``uniform`` …);
+    ``max_pixels``: pixel budget per frame; ``overlays``: ``timestamp``, ``fisheye[=R]`` (comma-separated);
+    ``video_part``: send the sampled frames as one MP4 video part instead of images."""
+
     setting: str = "text"
     frames: int = 128
     frame_policy: str = "uniform"
+    max_pixels: int = DEFAULT_MAX_PIXELS
+    overlays: str = ""
+    video_part: bool = False
+
+    @classmethod
+    def from_config(cls, cfg: object) -> InputSettings:
+        """The input settings of a `RunConfig` (fields it lacks keep their defaults)."""
+        names = ("setting", "frames", "frame_policy", "max_pixels", "overlays", "video_part")
+        return cls(**{n: getattr(cfg, n) for n in names if hasattr(cfg, n)})
 
     def describe(self) -> dict:
         if self.setting == "text":
             return {"setting": "text"}
-        return {"setting": self.setting, "frames": self.frames, "frame_policy": self.frame_policy}
+        d = {"setting": self.setting, "frames": self.frames, "frame_policy": self.frame_policy}
+        d["max_pixels"] = self.max_pixels
+        if self.overlays:
+            d["overlays"] = ",".join(sorted(o.strip() for o in self.overlays.split(",") if o.strip()))
+        if self.video_part:
+            d["video_part"] = True
+        return d
 
 
 class MediaInputs(Protocol):

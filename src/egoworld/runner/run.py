@@ -20,7 +20,8 @@ from egoworld import __version__
 from egoworld.benchmarks.folder import Benchmark, load_benchmark
 from egoworld.benchmarks.registry import plugin_for
 from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import write_json
+from egoworld.common.files import InputFileError, write_json
+from egoworld.common.hashing import sha256_json
 from egoworld.models.base import Message, Model, ModelError, Request, TextPart
 from egoworld.models.spec import ModelContext, create_model
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE, RunConfig, check_resumable, config_dict
@@ -123,7 +124,7 @@ class _Runner:
         self.cfg, self.bench, self.model, self.store, self.inputs = cfg, bench, model, store, inputs
         self.plugin = plugin_for(bench.name)
         self.identity = model.identity()
-        self.input_settings = InputSettings(setting=cfg.setting, frames=cfg.frames).describe()
+        self.input_settings = InputSettings.from_config(cfg).describe()
         self.answers: dict[
             ItemId, int | float | None
         ] = {}  # parsed answers (original choice index) for histories
@@ -184,11 +185,15 @@ class _Runner:
         if any(d in self.failed for d in item.deps):
             summary.blocked += 1
             return False
-        if self.cfg.setting == "text":
-            request = self.build(item)
-        else:
-            request = await asyncio.to_thread(self.build, item)
         pid = permutation_id(item.perm)
+        try:
+            if self.cfg.setting == "text":
+                request = self.build(item)
+            else:
+                request = await asyncio.to_thread(self.build, item)
+        except InputFileError as exc:  # e.g. a corrupt video: this item is an error row; the run goes on
+            self._input_error(item, pid, exc, summary)
+            return False
         self.store.plan(item.sample.id, pid, item.epoch, request.key)
         if request.key in self.ok_keys:
             summary.reused += 1
@@ -228,6 +233,29 @@ class _Runner:
         summary.ok += 1
         self.remember(item, gen.text)
         return True
+
+    def _input_error(self, item: Item, pid: str, exc: InputFileError, summary: RunSummary) -> None:
+        """Record an item whose inputs could not be built (retried on resume, never scored)."""
+        key = sha256_json(
+            {
+                "input_error": True,
+                "model": self.identity,
+                "sample": item.sample.id,
+                "permutation": pid,
+                "epoch": item.epoch,
+                "inputs": self.input_settings,
+            }
+        )
+        self.store.plan(item.sample.id, pid, item.epoch, key)
+        self.store.put(
+            key=key,
+            sample_id=item.sample.id,
+            permutation=pid,
+            epoch=item.epoch,
+            status="error",
+            error=str(exc),
+        )
+        summary.errors += 1
 
     def _error(
         self, request: Request, item: Item, pid: str, reason: str, latency: float, summary: RunSummary
@@ -302,7 +330,7 @@ def run_manifest(cfg: RunConfig, bench: Benchmark, model: Model) -> dict[str, An
         "benchmark_hash": bench.hash,
         "model": model.identity(),
         "model_spec": cfg.model,
-        "inputs": InputSettings(setting=cfg.setting, frames=cfg.frames).describe(),
+        "inputs": InputSettings.from_config(cfg).describe(),
         "permutations": cfg.permutations,
         "seed": cfg.seed,
         "epochs": cfg.epochs,
@@ -322,7 +350,7 @@ def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
     mode = parse_mode(str(cfg.permutations))
     bench = load_benchmark(cfg.bench)
     samples = select_samples(bench, cfg.tasks, cfg.limit, cfg.per_task)
-    settings = InputSettings(setting=cfg.setting, frames=cfg.frames)
+    settings = InputSettings.from_config(cfg)
     check_media(bench, samples, settings)
     model = model or create_model(
         cfg.model, cfg.model_args, ModelContext(benchmark=bench, seed=cfg.seed, concurrency=cfg.concurrency)

@@ -1,0 +1,164 @@
+"""A video's frame table, built by demuxing (reading packet headers), never by decoding.
+
+Frame ``i`` is the i-th frame in presentation order (sorted presentation timestamps), the numbering decord,
+lmms-eval and the benchmarks' ``frame_indices`` use. Its time is ``(pts_i - pts_0) * time_base`` seconds, so
+frame 0 is at 0.0 s, also for variable-frame-rate videos. Keyframes are kept with the timestamp to seek to
+(its presentation timestamp: FFmpeg's MP4 and Matroska demuxers seek by presentation time; the decoder
+checks where a seek landed and steps back a keyframe if it landed late).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from egoworld.media.errors import MediaError
+
+INDEX_VERSION = "1"
+_REMUX = "remux it into MP4 or MKV (`ffmpeg -i IN -c copy OUT.mp4`), or re-encode it"
+
+
+@dataclass(frozen=True)
+class VideoIndex:
+    """Presentation timestamps of every frame, keyframe positions and their seek timestamps."""
+
+    pts: tuple[int, ...]
+    keyframes: tuple[int, ...]  # presentation positions of keyframes, ascending
+    seek_ts: tuple[int, ...]  # per keyframe: the timestamp to seek to (stream time base)
+    time_base: Fraction
+    width: int
+    height: int
+    codec: str
+    _times: tuple[float, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_times", tuple(float((p - self.pts[0]) * self.time_base) for p in self.pts))
+
+    @property
+    def count(self) -> int:
+        return len(self.pts)
+
+    @property
+    def duration_s(self) -> float:
+        """Time of the last frame (a video of one frame lasts 0 s here)."""
+        return self.time_of(self.count - 1)
+
+    @property
+    def avg_fps(self) -> float:
+        return (self.count - 1) / self.duration_s if self.count > 1 and self.duration_s > 0 else 0.0
+
+    def time_of(self, i: int) -> float:
+        return self._times[i]
+
+    def nearest(self, t: float) -> int:
+        """The frame nearest to time ``t`` (ties go to the later frame); clamped to the video."""
+        times = self._times
+        j = bisect.bisect_left(times, t)
+        if j <= 0:
+            return 0
+        if j >= len(times):
+            return len(times) - 1
+        return j if times[j] - t <= t - times[j - 1] + 1e-9 else j - 1  # ties (within 1 ns) → later
+
+    def position(self, pts: int) -> int | None:
+        """Presentation position of a frame with timestamp ``pts``, or None when no frame has it."""
+        j = bisect.bisect_left(self.pts, pts)
+        return j if j < len(self.pts) and self.pts[j] == pts else None
+
+    def keyframe_slot(self, i: int) -> int:
+        """Index into ``keyframes`` of the last keyframe at or before frame ``i``."""
+        return max(0, bisect.bisect_right(self.keyframes, i) - 1)
+
+    def theoretical_minimum(self, targets: list[int]) -> int:
+        """Frames any decoder must decode for ``targets``: the union of [preceding keyframe, target]."""
+        covered = 0
+        end = -1
+        for t in sorted(set(targets)):
+            start = max(self.keyframes[self.keyframe_slot(t)], end + 1)
+            if t >= start:
+                covered += t - start + 1
+            end = max(end, t)
+        return covered
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": INDEX_VERSION,
+            "pts": list(self.pts),
+            "keyframes": list(self.keyframes),
+            "seek_ts": list(self.seek_ts),
+            "time_base": [self.time_base.numerator, self.time_base.denominator],
+            "width": self.width,
+            "height": self.height,
+            "codec": self.codec,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> VideoIndex:
+        return cls(
+            pts=tuple(d["pts"]),
+            keyframes=tuple(d["keyframes"]),
+            seek_ts=tuple(d["seek_ts"]),
+            time_base=Fraction(*d["time_base"]),
+            width=int(d["width"]),
+            height=int(d["height"]),
+            codec=str(d["codec"]),
+        )
+
+
+def probe(path: str | Path) -> VideoIndex:
+    """Read the frame table of the first video stream of ``path`` (demux only)."""
+    import av
+
+    path = Path(path)
+    try:
+        container = av.open(str(path))
+    except (av.error.FFmpegError, OSError) as exc:
+        raise MediaError(path, f"cannot open the video; the file is damaged or truncated ({exc})") from exc
+    try:
+        if not container.streams.video:
+            raise MediaError(path, "has no video stream", fix="point the sample at a video file")
+        stream = container.streams.video[0]
+        rows: list[tuple[int, bool]] = []
+        try:
+            for packet in container.demux(stream):
+                if packet.size == 0 or packet.is_discard:
+                    continue
+                if packet.pts is None:
+                    raise MediaError(path, "has frames without presentation timestamps", fix=_REMUX)
+                rows.append((packet.pts, bool(packet.is_keyframe)))
+        except av.error.FFmpegError as exc:
+            raise MediaError(
+                path, f"the file is damaged after frame {len(rows)} ({exc})", frame=len(rows)
+            ) from exc
+        if not rows:
+            raise MediaError(path, "has no video frames")
+        if stream.frames and stream.frames > len(rows):
+            raise MediaError(
+                path,
+                f"the file is truncated: its header lists {stream.frames} frames, but only {len(rows)} are present",
+                frame=len(rows),
+                fix="download or copy the file again (or re-encode what is left)",
+            )
+        rows.sort(key=lambda r: r[0])
+        pts = [r[0] for r in rows]
+        if len(set(pts)) != len(pts):
+            raise MediaError(path, "has several frames with the same timestamp", fix=_REMUX)
+        keys = [i for i, r in enumerate(rows) if r[1]]
+        if not keys or keys[0] != 0:
+            # an open-GOP start: frames before the first keyframe decode from it onwards
+            keys = [0, *keys]
+        ctx = stream.codec_context
+        return VideoIndex(
+            pts=tuple(pts),
+            keyframes=tuple(keys),
+            seek_ts=tuple(pts[k] for k in keys),
+            time_base=Fraction(stream.time_base),
+            width=int(ctx.width),
+            height=int(ctx.height),
+            codec=str(ctx.name),
+        )
+    finally:
+        container.close()

@@ -1,0 +1,179 @@
+"""The PyAV decoder on generated H.264 videos with a burned-in frame counter: exact frames for every
+policy (GOP 2 s and 10 s, B-frames, variable frame rate), least decoding, and clear errors."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from egoworld.media.decoder import SEEK_COST, DecodeStats, decode_frames
+from egoworld.media.errors import MediaError
+from egoworld.media.index import probe
+from egoworld.media.parallel import decode_parallel, plan_runs, split_blocks
+from egoworld.media.policies import Clip, parse_policy
+from egoworld.media.testvideo import read_counter, write_counter_video
+
+VIDEOS = {
+    # name: (frames, writer options)
+    "gop2s": (450, {"gop": 60, "bframes": 2}),  # 15 s at 30 fps, keyframe every 2 s
+    "gop10s": (750, {"gop": 300, "bframes": 3}),  # 25 s, keyframe every 10 s
+    "vfr": (300, {"gop": 30, "bframes": 2, "vfr": True}),  # frame durations 1/30, 1/15, 1/60 s
+    "intra12": (120, {"gop": 12, "bframes": 0}),
+}
+POLICIES = ("uniform", "uniform-round", "uniform-center", "uniform-start", "fps:2", "fps-end:1", "last")
+
+
+@pytest.fixture(scope="module")
+def videos(tmp_path_factory) -> dict[str, tuple[Path, list[float]]]:
+    root = tmp_path_factory.mktemp("videos")
+    out = {}
+    for name, (frames, opts) in VIDEOS.items():
+        path = root / f"{name}.mp4"
+        times = write_counter_video(path, frames=frames, size=(128, 96), **opts)
+        out[name] = (path, times)
+    return out
+
+
+def planned_frames(index, targets) -> int:
+    """Frames the least-work rule decodes: per target, continue unless seeking saves more than SEEK_COST."""
+    total, last = 0, None
+    for t in sorted(set(targets)):
+        key = index.keyframes[index.keyframe_slot(t)]
+        if last is None or last < key - 1 - SEEK_COST:
+            total += t - key + 1
+        else:
+            total += t - last
+        last = t
+    return total
+
+
+def _decode(path, index, targets, size=(64, 48)):
+    stats = DecodeStats()
+    got = list(decode_frames(path, index, targets, size=size, threads=2, stats=stats))
+    return got, stats
+
+
+@pytest.mark.parametrize("name", list(VIDEOS))
+def test_frame_table_matches_what_was_written(videos, name):
+    path, times = videos[name]
+    index = probe(path)
+    assert index.count == len(times)
+    assert all(abs(index.time_of(i) - t) < 1e-9 for i, t in enumerate(times))
+    gop = VIDEOS[name][1]["gop"]
+    assert index.keyframes == tuple(range(0, len(times), gop))
+
+
+@pytest.mark.parametrize("name", list(VIDEOS))
+@pytest.mark.parametrize("policy", POLICIES)
+def test_every_policy_decodes_exactly_its_frames_with_least_decoding(videos, name, policy):
+    path, _ = videos[name]
+    index = probe(path)
+    clip = Clip.of(index, 1.0, index.duration_s - 0.5)
+    sel = parse_policy(policy).select(index, clip, 16)
+    got, stats = _decode(path, index, sel.indices)
+    assert [i for i, _ in got] == list(sel.indices)
+    assert [read_counter(img) for _, img in got] == list(sel.indices)  # the pixels are those frames
+    assert all(img.shape == (48, 64, 3) for _, img in got)  # resized while decoding
+    assert stats.frames == planned_frames(index, sel.indices)
+    assert stats.frames <= index.theoretical_minimum(list(sel.indices)) + SEEK_COST * len(sel.indices)
+    assert stats.converted == len(sel.indices)
+
+
+@pytest.mark.parametrize("name", list(VIDEOS))
+def test_random_targets_are_exact(videos, name):
+    path, _ = videos[name]
+    index = probe(path)
+    rng = random.Random(f"targets-{name}")
+    for _ in range(4):
+        targets = sorted(rng.sample(range(index.count), rng.randint(1, 25)))
+        got, stats = _decode(path, index, targets, size=None)
+        assert [read_counter(img) for _, img in got] == targets
+        assert got[0][1].shape == (96, 128, 3)
+        assert stats.frames == planned_frames(index, targets)
+
+
+def test_dense_targets_decode_in_one_pass_and_sparse_ones_seek(videos):
+    path, _ = videos["gop2s"]
+    index = probe(path)
+    _, dense = _decode(path, index, range(0, index.count, 3))
+    assert dense.seeks == 1 and dense.frames == index.count - 2  # continues: never seeks again
+    sparse_targets = [59, 179, 299, 419]  # the last frame of GOPs 0, 2, 4, 6
+    got, sparse = _decode(path, index, sparse_targets)
+    assert [read_counter(img) for _, img in got] == sparse_targets
+    assert sparse.seeks == 4 and sparse.frames == 4 * 60  # one GOP each, the GOPs between skipped
+
+
+def test_gop10s_first_frames_of_a_gop_decode_only_up_to_them(videos):
+    path, _ = videos["gop10s"]
+    index = probe(path)
+    got, stats = _decode(path, index, [300, 301, 600])
+    assert [read_counter(img) for _, img in got] == [300, 301, 600]
+    assert stats.frames == 3 and stats.seeks == 2
+
+
+def test_out_of_range_frame_names_the_file_and_frame(videos):
+    path, _ = videos["intra12"]
+    index = probe(path)
+    with pytest.raises(MediaError, match=rf"{path.name}, frame 120: the video has 120 frames"):
+        list(decode_frames(path, index, [5, 120]))
+
+
+def test_truncated_video_names_the_file_and_the_first_missing_frame(tmp_path):
+    full = tmp_path / "full.mp4"
+    write_counter_video(full, frames=240, size=(64, 48), gop=30, faststart=True)
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(full.read_bytes()[: full.stat().st_size // 2])
+    with pytest.raises(MediaError, match=r"cut\.mp4, frame \d+: the file is truncated.*fix:"):
+        probe(cut)
+    no_index = tmp_path / "no_index.mp4"  # moov at the end, cut off
+    write_counter_video(no_index, frames=60, size=(64, 48), gop=30)
+    no_index.write_bytes(no_index.read_bytes()[:2000])
+    with pytest.raises(
+        MediaError, match=r"no_index\.mp4: cannot open the video; the file is damaged or truncated"
+    ):
+        probe(no_index)
+
+
+def test_corrupt_bytes_name_the_file_and_the_frame(tmp_path):
+    good = tmp_path / "good.mp4"
+    write_counter_video(good, frames=240, size=(64, 48), gop=30, faststart=True)
+    data = bytearray(good.read_bytes())
+    mid = len(data) // 2
+    data[mid : mid + 3000] = random.Random(1).randbytes(3000)
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(bytes(data))
+    index = probe(bad)  # the table is intact; the payload is not
+    with pytest.raises(MediaError, match=r"bad\.mp4, frame \d+: (decoding failed|the decoder)") as info:
+        list(decode_frames(bad, index, range(0, index.count, 5)))
+    assert info.value.frame is not None and 0 < info.value.frame < index.count
+    assert os.fspath(bad) == info.value.path
+
+
+@pytest.mark.parametrize("name", ["gop2s", "vfr"])
+def test_parallel_decoders_produce_the_same_frames_with_the_same_work(videos, name):
+    path, _ = videos[name]
+    index = probe(path)
+    targets = sorted(random.Random(name).sample(range(index.count), 30))
+    runs = plan_runs(index, targets)
+    blocks = split_blocks(runs, 3)
+    assert 2 <= len(blocks) <= 3 and sum(blocks, []) == targets  # contiguous, covering, in order
+    stats = DecodeStats()
+    got = list(decode_parallel(path, index, targets, size=(64, 48), workers=3, stats=stats))
+    assert sorted(i for i, _ in got) == targets
+    assert all(read_counter(img) == i for i, img in got)
+    assert stats.frames == planned_frames(index, targets) == sum(cost for _, cost in runs)
+
+
+def test_parallel_decoding_reports_the_first_error(tmp_path):
+    good = tmp_path / "good.mp4"
+    write_counter_video(good, frames=240, size=(64, 48), gop=30, faststart=True)
+    data = bytearray(good.read_bytes())
+    data[len(data) // 2 : len(data) // 2 + 3000] = random.Random(2).randbytes(3000)
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(bytes(data))
+    index = probe(bad)
+    with pytest.raises(MediaError, match=r"bad\.mp4, frame \d+"):
+        list(decode_parallel(bad, index, range(5, index.count, 20), workers=2))
