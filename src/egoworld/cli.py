@@ -212,6 +212,11 @@ def run(
         typer.Option("--model-arg", help="Backend option key=value (repeatable), e.g. stop=</s>."),
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    executor: Annotated[str, typer.Option(help="local (in-process) | ray (shards over a Ray cluster).")] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="Ray address ('auto' = the running cluster); default: start Ray here.")
+    ] = None,
+    shard_size: Annotated[int, typer.Option(help="Requests per Ray task (--executor ray).")] = 64,
 ) -> None:
     """Run a model over a benchmark and store every response (SQLite, resumable).
 
@@ -254,6 +259,9 @@ def run(
             per_task=per_task,
             concurrency=concurrency,
             progress=progress,
+            executor=executor,
+            address=address,
+            shard_size=shard_size,
         )
         summary = run_benchmark(cfg)
     except (InputFileError, ValueError, RuntimeError) as exc:

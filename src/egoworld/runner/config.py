@@ -36,6 +36,9 @@ class RunConfig:
     per_task: int | None = None
     concurrency: int = 8
     progress: bool = True
+    executor: str = "local"  # local | ray
+    address: str | None = None  # Ray cluster address ("auto" = the running cluster); None = start one here
+    shard_size: int = 64  # items per Ray task
 
     def selection(self) -> dict[str, Any]:
         return {"tasks": self.tasks, "limit": self.limit, "per_task": self.per_task}

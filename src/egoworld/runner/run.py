@@ -336,7 +336,7 @@ def run_manifest(cfg: RunConfig, bench: Benchmark, model: Model) -> dict[str, An
         "epochs": cfg.epochs,
         "history": cfg.history,
         "selection": cfg.selection(),
-        "executor": "local",
+        "executor": cfg.executor,
         "config": config_dict(cfg),
     }
 
@@ -347,11 +347,14 @@ def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
         raise ValueError(f"--history {cfg.history!r}: expected one of {', '.join(HISTORY_MODES)}")
     if cfg.epochs < 1:
         raise ValueError("--epochs must be at least 1")
+    if cfg.executor not in ("local", "ray"):
+        raise ValueError(f"--executor {cfg.executor!r}: expected local or ray")
     mode = parse_mode(str(cfg.permutations))
     bench = load_benchmark(cfg.bench)
     samples = select_samples(bench, cfg.tasks, cfg.limit, cfg.per_task)
     settings = InputSettings.from_config(cfg)
     check_media(bench, samples, settings)
+    given_model = model
     model = model or create_model(
         cfg.model, cfg.model_args, ModelContext(benchmark=bench, seed=cfg.seed, concurrency=cfg.concurrency)
     )
@@ -368,14 +371,19 @@ def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
         items = _clip_order(items)
     summary = RunSummary(out=out, planned=len(items))
     start = time.perf_counter()
-    inputs = open_inputs(bench, settings)
     store = ResponseStore(out / STORE_FILE)
     try:
         store.reset_plan()
-        runner = _Runner(cfg, bench, model, store, inputs)
-        asyncio.run(_drive(runner, items, summary, cfg.progress, resumed=previous))
+        if cfg.executor == "ray":
+            _drive_ray(cfg, items, store, summary, given_model, resumed=previous)
+        else:
+            inputs = open_inputs(bench, settings)
+            try:
+                runner = _Runner(cfg, bench, model, store, inputs)
+                asyncio.run(_drive(runner, items, summary, cfg.progress, resumed=previous))
+            finally:
+                inputs.close()
     finally:
-        inputs.close()
         counts = store.counts()
         store.close()
     summary.seconds = time.perf_counter() - start
@@ -386,6 +394,43 @@ def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
     return summary
 
 
+def _progress_bar(enabled: bool):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[status]}"),
+        transient=False,
+        disable=not enabled,
+    )
+
+
+def _drive_ray(
+    cfg: RunConfig,
+    items: list[Item],
+    store: ResponseStore,
+    summary: RunSummary,
+    model: Model | None,
+    resumed: bool,
+) -> None:
+    from egoworld.runner.ray_executor import execute_with_ray
+
+    with _progress_bar(cfg.progress) as bar:
+        task = bar.add_task(
+            f"{cfg.model} (ray, {'resume' if resumed else 'run'})", total=len(items), status=""
+        )
+
+        def advance(n: int) -> None:
+            bar.update(task, advance=n, status=f"ok {summary.ok + summary.reused} · err {summary.errors}")
+
+        execute_with_ray(
+            cfg, items, store, summary, advance, address=cfg.address, shard_size=cfg.shard_size, model=model
+        )
+
+
 async def _drive(
     runner: _Runner, items: list[Item], summary: RunSummary, progress: bool, resumed: bool
 ) -> None:
@@ -393,17 +438,8 @@ async def _drive(
         if not progress:
             await runner.execute(items, summary, lambda: None)
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
         label = f"{runner.model.name} ({'resume' if resumed else 'run'})"
-        with Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            TextColumn("{task.fields[status]}"),
-            transient=False,
-        ) as bar:
+        with _progress_bar(True) as bar:
             task = bar.add_task(label, total=len(items), status="")
 
             def advance() -> None:

@@ -1,0 +1,178 @@
+"""The Ray executor on a local Ray instance: same scores as in-process, resume after the driver is killed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks_factory import balanced_mc_bench
+from openai_test_server import FakeOpenAIServer
+from test_runner import AlwaysFirst, Recorder, _trajectory_bench
+
+ray = pytest.importorskip("ray", reason="install egoworld[ray] (make test does)")
+
+from egoworld.runner.config import RunConfig  # noqa: E402
+from egoworld.runner.ray_executor import shard_items  # noqa: E402
+from egoworld.runner.run import plan_items, run_benchmark  # noqa: E402
+from egoworld.scoring.score import score_run  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    # workers import the test helpers' model classes (AlwaysFirst, Recorder) from this folder
+    tests_dir = str(Path(__file__).resolve().parent)
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": tests_dir}},
+    )
+    yield
+    ray.shutdown()
+
+
+def _same_scores(a, b) -> None:
+    score_run(a)
+    score_run(b)
+    assert (a / "scores.json").read_bytes() == (b / "scores.json").read_bytes()
+    assert (a / "scores.jsonl").read_bytes() == (b / "scores.jsonl").read_bytes()
+
+
+def test_ray_and_in_process_runs_give_identical_scores(local_ray, tmp_path):
+    bench = balanced_mc_bench(tmp_path / "b", n_mc=20, n_int=8)
+    for executor in ("local", "ray"):
+        cfg = RunConfig(
+            bench=bench.root,
+            model="random",
+            out=tmp_path / executor,
+            permutations="shuffle24",
+            progress=False,
+            executor=executor,
+            shard_size=50,
+        )
+        s = run_benchmark(cfg)
+        assert s.ok == 20 * 24 + 8
+    _same_scores(tmp_path / "local", tmp_path / "ray")
+    again = run_benchmark(
+        RunConfig(
+            bench=bench.root,
+            model="random",
+            out=tmp_path / "ray",
+            progress=False,
+            permutations="shuffle24",
+            executor="ray",
+            shard_size=50,
+        )
+    )
+    assert again.called == 0 and again.reused == 20 * 24 + 8
+
+
+def test_custom_models_and_trajectories_on_ray(local_ray, tmp_path):
+    bench = balanced_mc_bench(tmp_path / "b", n_mc=8, n_int=4)
+    for executor in ("local", "ray"):
+        run_benchmark(
+            RunConfig(
+                bench=bench.root,
+                model="first",
+                out=tmp_path / f"first-{executor}",
+                progress=False,
+                executor=executor,
+                shard_size=3,
+            ),
+            model=AlwaysFirst(),
+        )
+    _same_scores(tmp_path / "first-local", tmp_path / "first-ray")
+    traj = _trajectory_bench(tmp_path / "t")
+    for executor in ("local", "ray"):
+        s = run_benchmark(
+            RunConfig(
+                bench=traj.root,
+                model="rec",
+                out=tmp_path / f"traj-{executor}",
+                progress=False,
+                history="pred",
+                executor=executor,
+                shard_size=2,
+            ),
+            model=Recorder(),
+        )
+        assert s.ok == 12
+    _same_scores(tmp_path / "traj-local", tmp_path / "traj-ray")
+
+
+def test_shards_keep_trajectories_whole_and_cut_clips():
+    traj_items = plan_items(_trajectory_bench_samples(), "none", 0, 1, "pred")
+    shards = shard_items(traj_items, "pred", 3)
+    for shard in shards:
+        ids = {it.sample.trajectory.id for it in shard}
+        assert all(sum(1 for it in shard if it.sample.trajectory.id == t) == 2 for t in ids)
+    assert sum(len(s) for s in shards) == 12
+
+
+def _trajectory_bench_samples():
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        return _trajectory_bench(Path(d)).samples
+
+
+def _count(path) -> int:
+    try:
+        with sqlite3.connect(path, timeout=5) as db:
+            return db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_resume_after_killing_the_driver(tmp_path):
+    bench = balanced_mc_bench(tmp_path / "b", n_mc=16, n_int=4)  # 16 × 24 + 4 = 388 requests
+    env = {**os.environ, "EGOWORLD_RAY_CPUS": "2", "PYTHONUNBUFFERED": "1"}
+    with FakeOpenAIServer(delay=0.02) as srv:
+        argv = [
+            sys.executable,
+            "-m",
+            "egoworld.cli",
+            "run",
+            "--bench",
+            str(bench.root),
+            "--model",
+            "openai:fake-vlm",
+            "--base-url",
+            srv.base_url,
+            "--permutations",
+            "shuffle24",
+            "--concurrency",
+            "4",
+            "--no-progress",
+        ]
+        killed = tmp_path / "killed"
+        proc = subprocess.Popen(
+            [*argv, "--executor", "ray", "--shard-size", "24", "--out", str(killed)],
+            env=env,
+            start_new_session=True,
+        )
+        deadline = time.time() + 180
+        while _count(killed / "responses.sqlite") < 48 and time.time() < deadline:
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGKILL)  # the driver and the Ray processes it started
+        proc.wait()
+        partial = _count(killed / "responses.sqlite")
+        assert 0 < partial < 388, partial
+        subprocess.run(
+            [*argv, "--executor", "ray", "--shard-size", "24", "--out", str(killed)], env=env, check=True
+        )
+        clean = tmp_path / "clean"
+        subprocess.run([*argv, "--out", str(clean)], env=env, check=True)
+    with sqlite3.connect(killed / "responses.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 388
+        assert db.execute("SELECT MAX(attempts) FROM responses").fetchone()[0] == 1
+    _same_scores(killed, clean)
