@@ -47,6 +47,10 @@ def deterministic_reply(prompt: str) -> str:
     return f"The answer is {letters[h % len(letters)]}."
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default backlog of 5 resets connections under 64 concurrent clients
+
+
 class FakeOpenAIServer:
     def __init__(
         self,
@@ -71,7 +75,7 @@ class FakeOpenAIServer:
         self.outcomes: Counter[str] = Counter()
         self.bodies: list[dict[str, Any]] = []
         self.lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd = _Server(("127.0.0.1", 0), self._handler())
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
