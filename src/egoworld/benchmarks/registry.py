@@ -13,6 +13,15 @@ from typing import Any
 from egoworld.runner.prompts import PromptBuilder
 
 
+@dataclass(frozen=True)
+class ReportSection:
+    """A titled block a plug-in adds to `egoworld report`: the same content as markdown and as HTML."""
+
+    title: str
+    markdown: str
+    html: str
+
+
 @dataclass
 class BenchmarkPlugin:
     name: str
@@ -24,6 +33,9 @@ class BenchmarkPlugin:
     #: scores a whole run folder itself (benchmarks with free-form answers, e.g. a judge-based scorer):
     #: ``f(run_dir, *, bench, manifest, options, write) -> scores.json summary``; `score_run` calls it
     score_run: Any = None
+    #: extra report sections (analyses): ``f(summaries, run_dirs, labels, out_dir) -> list[ReportSection]``
+    #: for this benchmark's runs (scores.json summaries, run folders, row labels); plots go in ``out_dir/plots``
+    report_sections: Any = None
 
 
 _CACHE: dict[str, BenchmarkPlugin] = {}

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from egoworld.benchmarks.folder import load_benchmark
+from egoworld.benchmarks.registry import plugin_for
 from egoworld.common.files import InputFileError, iter_jsonl, read_json, write_json, write_text
 from egoworld.report import html, plots, tables
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE
@@ -134,6 +135,11 @@ def build_report(run_dirs: list[Path], out: Path) -> Path:
                 body.append(f'<img src="plots/{escape(curves.name)}" alt="Top-K and Pass@K">')
                 md.append(f"\n![Top-K / Pass@K](plots/{curves.name})\n")
         md.append(f"\n![per-task scores](plots/{bars.name})\n")
+        sections = plugin_for(bench_name).report_sections
+        if sections is not None:
+            for sec in sections(sums, [runs[i][0] for i in idx], labs, out):
+                md += [f"### {sec.title}\n", sec.markdown]
+                body += [f"<h3>{escape(sec.title)}</h3>", sec.html]
     body += [
         "<h2>Provenance</h2>",
         html.provenance_html([(labels[i], s, m) for i, (_, s, m) in enumerate(runs)]),

@@ -1,0 +1,52 @@
+"""Beyond3D: out-of-sight spatiotemporal reasoning questions built from worlds (DESIGN.md §3).
+
+Pipeline (each module small and testable alone):
+
+* ``locations``: vectorised object locations over time (the HD-EPIC rule of `egoworld.world.location`).
+* ``projection``: cross-view projection — back-project an image footprint at a known depth, reproject it
+  into another view with the relative pose (paper Fig. 3).
+* ``raycast``: segment / ray tests against oriented fixture boxes and a tiny box renderer (ids + depth).
+* ``depth`` / ``detections``: the episode's depth media and per-frame detection files.
+* ``tracks``: visibility tracks per object × time (states below), vectorised.
+* ``anchors`` / ``balance``: out-of-sight anchors and visible controls, stratified and exactly balanced.
+* ``timechoices`` / ``fixtures`` / ``questions`` / ``prompts``: the 8 question types and their text.
+* ``build``: worlds → benchmark folder; ``timeonly``: the movements-only (HD-EPIC ``assoc_info``) path.
+* ``analysis`` / ``plugin``: the paper's analyses in ``egoworld report``; ``audit``: Tables 4–6.
+* ``cues``: the temporal-cues variant; ``synthetic``: cheap synthetic kitchens for tests and benches.
+"""
+
+BENCHMARK_NAME = "beyond3d"
+
+VISIBILITY = "visibility"
+LAST_VISIBLE = "last_visible_time"
+LAST_PLACEMENT = "last_placement_time"
+NEAREST_FIXTURE = "nearest_fixture"
+OC_DIRECTION = "object_camera_direction"
+OC_DISTANCE = "object_camera_distance"
+OO_DIRECTION = "object_object_direction"
+OO_DISTANCE = "object_object_distance"
+
+TASK_ORDER = (
+    VISIBILITY,
+    LAST_VISIBLE,
+    LAST_PLACEMENT,
+    NEAREST_FIXTURE,
+    OC_DIRECTION,
+    OC_DISTANCE,
+    OO_DIRECTION,
+    OO_DISTANCE,
+)
+TASK_TITLES = {
+    VISIBILITY: "Visibility Check",
+    LAST_VISIBLE: "Last Visible Time",
+    LAST_PLACEMENT: "Last Placement Time",
+    NEAREST_FIXTURE: "Nearest Fixture",
+    OC_DIRECTION: "Object–Camera Direction",
+    OC_DISTANCE: "Object–Camera Distance",
+    OO_DIRECTION: "Object–Object Direction",
+    OO_DISTANCE: "Object–Object Distance",
+}
+TIME_TASKS = (LAST_VISIBLE, LAST_PLACEMENT)
+SPATIAL_TASKS = (OC_DIRECTION, OC_DISTANCE, OO_DIRECTION, OO_DISTANCE)
+#: trajectory step of each task (1-based, as the paper numbers them); 3D steps all depend on steps 1–4
+STEP = {t: i + 1 for i, t in enumerate(TASK_ORDER[:4])} | {t: 5 for t in SPATIAL_TASKS}

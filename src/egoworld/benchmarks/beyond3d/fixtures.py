@@ -1,0 +1,133 @@
+"""Nearest Fixture labels: fixture types, and human-readable counter areas named by nearby landmarks.
+
+The paper names counter surfaces by neutral landmarks ("counter area between the fridge and the hob")
+and uses fixture categories otherwise. A fixture may carry its own label in ``meta["area_label"]``;
+counters without one are named automatically from the two nearest non-counter landmarks (made unique
+within the kitchen). Counter placements ask "which counter area" (3–6 areas of the same kitchen);
+other placements ask "which fixture type" (5 types of the same kitchen).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import numpy as np
+
+from egoworld.geometry.boxes import Box3D
+from egoworld.world.episode import Fixture
+
+COUNTER = "counter"
+#: fixture types that never serve as landmarks or answers
+IGNORED = frozenset({"floor", "wall", "ceiling"})
+#: fixture types that name counter areas only when no other landmark is near (they are everywhere)
+WEAK_LANDMARKS = frozenset({"cupboard", "drawer", "shelf", "hook", "storage"})
+TYPE_NAMES = {"fridgefreezer": "fridge-freezer", "top_microwave": "top of the microwave"}
+MAX_COUNTER_OPTIONS = 6
+FIXTURE_TYPE_OPTIONS = 5
+
+
+def type_label(kind: str) -> str:
+    """``top_microwave`` → ``top of the microwave``; ``cupboard`` → ``cupboard``."""
+    return TYPE_NAMES.get(kind, kind.replace("_", " "))
+
+
+def is_counter(fx: Fixture) -> bool:
+    return fx.type == COUNTER
+
+
+def _gap(a: Box3D, b: Box3D) -> float:
+    """Distance between two boxes' axis-aligned bounds (0 when they touch or overlap)."""
+    alo, ahi = a.bounds()
+    blo, bhi = b.bounds()
+    d = np.maximum(0.0, np.maximum(alo - bhi, blo - ahi))
+    return float(np.linalg.norm(d[:2]))
+
+
+def counter_area_labels(fixtures: Sequence[Fixture]) -> dict[str, str]:
+    """A unique readable label for every counter fixture of one kitchen."""
+    counters = [f for f in fixtures if is_counter(f)]
+    marks = [f for f in fixtures if not is_counter(f) and f.type not in IGNORED]
+    labels: dict[str, str] = {}
+    ranked: dict[str, list[str]] = {}
+    for c in counters:
+        if isinstance(c.meta.get("area_label"), str):
+            labels[c.id] = c.meta["area_label"]
+            continue
+        near = sorted(
+            marks,
+            key=lambda m: (m.type in WEAK_LANDMARKS, _gap(c.box, m.box) > 1.5, _gap(c.box, m.box), m.id),
+        )
+        kinds = list(dict.fromkeys(type_label(m.type) for m in near))
+        ranked[c.id] = kinds
+        labels[c.id] = _name(kinds, 1)
+    for depth in (2, 3):
+        counts: dict[str, list[str]] = {}
+        for cid, lab in labels.items():
+            counts.setdefault(lab, []).append(cid)
+        dup = [cid for ids in counts.values() if len(ids) > 1 for cid in ids if cid in ranked]
+        if not dup:
+            break
+        for cid in dup:
+            labels[cid] = _name(ranked[cid], depth)
+    counts = {}
+    for cid in sorted(labels):
+        counts.setdefault(labels[cid], []).append(cid)
+    for lab, ids in counts.items():
+        if len(ids) > 1:
+            order = sorted(
+                ids, key=lambda i: tuple(np.round(next(f for f in counters if f.id == i).box.center, 3))
+            )
+            for k, cid in enumerate(order, start=1):
+                labels[cid] = f"{lab} ({_ordinal(k)})"
+    return labels
+
+
+def _name(kinds: list[str], depth: int) -> str:
+    """The label from the ``depth`` nearest landmark kinds (named in alphabetical order, so two counters
+    between the same landmarks read the same and get told apart by `counter_area_labels`)."""
+    if not kinds:
+        return "counter area"
+    if depth == 1 or len(kinds) == 1:
+        return f"counter area next to the {kinds[0]}"
+    if depth == 2 or len(kinds) == 2:
+        a, b = sorted(kinds[:2])
+        return f"counter area between the {a} and the {b}"
+    a, b, c = sorted(kinds[:3])
+    return f"counter area near the {a}, the {b} and the {c}"
+
+
+def _ordinal(k: int) -> str:
+    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}.get(k, f"#{k}")
+
+
+def nearest_fixture(fixtures: Sequence[Fixture], position: np.ndarray) -> Fixture | None:
+    """The fixture whose box is nearest to a position (ties → first listed), ignoring floor / walls."""
+    best, dist = None, np.inf
+    for f in fixtures:
+        if f.type in IGNORED:
+            continue
+        d = float(f.box.distance(position))
+        if d < dist - 1e-12:
+            best, dist = f, d
+    return best
+
+
+def fixture_options(
+    fixtures: Sequence[Fixture], gold: Fixture, rng: random.Random, labels: dict[str, str] | None = None
+) -> tuple[str, list[str], list[str], int] | None:
+    """(variant, option labels, option fixture ids or types, gold index) for a placement on ``gold``;
+    None when the kitchen offers fewer than 2 options. ``labels``: precomputed `counter_area_labels`."""
+    if is_counter(gold):
+        labels = labels if labels else counter_area_labels(fixtures)
+        others = sorted(cid for cid in labels if cid != gold.id)
+        if others:
+            rng.shuffle(others)
+            ids = [gold.id, *others[: MAX_COUNTER_OPTIONS - 1]]
+            return "counter", [labels[i] for i in ids], ids, 0
+    kinds = sorted({f.type for f in fixtures if f.type not in IGNORED} - {gold.type})
+    if not kinds:
+        return None
+    rng.shuffle(kinds)
+    chosen = [gold.type, *kinds[: FIXTURE_TYPE_OPTIONS - 1]]
+    return "type", [type_label(k) for k in chosen], chosen, 0

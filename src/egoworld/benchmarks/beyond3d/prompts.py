@@ -1,0 +1,89 @@
+"""Question templates (paper Table 3), answer labels, and the prompt layout of the paper (Supp. 9.2).
+
+``[TIME]`` is ``<TIME HH:MM:SS.s video 1>``; ``[OBJECT]`` the target's name; ``[REF]`` the visible
+reference object (marked in red in the query frame). A sample's ``metadata["cue"]`` (the temporal-cues
+variant) is put before the question as "Temporal cue: …".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from egoworld.benchmarks.beyond3d import (
+    LAST_PLACEMENT,
+    LAST_VISIBLE,
+    NEAREST_FIXTURE,
+    OC_DIRECTION,
+    OC_DISTANCE,
+    OO_DIRECTION,
+    OO_DISTANCE,
+    VISIBILITY,
+)
+from egoworld.benchmarks.beyond3d.timechoices import time_token
+from egoworld.benchmarks.schema import Sample
+from egoworld.geometry.directions import CLOCK_RANGE_LABELS, DISTANCE_LABELS, QUADRANT_NAMES
+from egoworld.runner.prompts import PromptBuilder, letters
+
+SYSTEM = (
+    "You are a helpful assistant trained to answer spatial and visual questions based on egocentric videos. "
+    "Use the video to answer the question. The video is sampled at 1 frame per second."
+)
+INSTRUCTION = "Select the best option and output only its letter."
+VISIBILITY_CHOICES = ("No", "Yes")
+#: Table 3 order of the object–camera directions
+QUADRANT_ORDER = ("FR", "BR", "FL", "BL")
+DIRECTION_LABELS = {q: QUADRANT_NAMES[q] for q in QUADRANT_ORDER}
+DISTANCE_CHOICES = tuple(d[0].upper() + d[1:] for d in DISTANCE_LABELS)
+CLOCK_CHOICES = CLOCK_RANGE_LABELS
+ASSUME = "At {time}, assuming the previously moved {obj} remains at its last known position,"
+
+TEMPLATES = {
+    VISIBILITY: "At {time}, is the previously moved {obj} visible in the current frame?",
+    LAST_VISIBLE: "Which timestamp is closest to when the {obj} was last visible?",
+    LAST_PLACEMENT: "The {obj} was moved earlier in the video. Which timestamp is closest to when it last stopped being moved?",
+    NEAREST_FIXTURE
+    + ":type": "At {time}, based on the last known position of the {obj} that was moved earlier, which fixture type is closest to it?",
+    NEAREST_FIXTURE
+    + ":counter": "At {time}, based on the last known position of the {obj} that was moved earlier, which counter area is closest to it?",
+    OC_DIRECTION: ASSUME + " in which direction is the {obj} from your viewpoint?",
+    OC_DISTANCE: ASSUME + " what is the distance between the camera and where the {obj} was left?",
+    OO_DIRECTION: ASSUME
+    + " where is it relative to the {ref} (marked in red in the current frame) from your viewpoint?",
+    OO_DISTANCE: ASSUME + " how far is it relative to the {ref} (marked in red in the current frame)?",
+}
+
+
+def question_text(
+    task: str, *, query_s: float, obj: str, ref: str | None = None, variant: str | None = None
+) -> str:
+    """The Table 3 question for ``task`` (``variant`` "type" / "counter" for Nearest Fixture)."""
+    key = f"{task}:{variant}" if task == NEAREST_FIXTURE else task
+    return TEMPLATES[key].format(time=time_token(query_s), obj=obj, ref=ref)
+
+
+def cue_text(kind: str, obj: str, intervals: Sequence[Sequence[float]]) -> str:
+    """The temporal cue: movement intervals (``moves``, the paper's) or sightings (``sightings``)."""
+    spans = "; ".join(f"{time_token(a)} to {time_token(b)}" for a, b in intervals) or "none"
+    if kind == "moves":
+        head = f"The camera wearer moved the {obj} during these time intervals: {spans}."
+    elif kind == "sightings":
+        head = f"The {obj} was visible during these time intervals: {spans}."
+    else:
+        raise ValueError(f"cue kind {kind!r}: expected moves or sightings")
+    return f"Temporal cue: {head} Focus on these intervals when tracking the object."
+
+
+class Beyond3DPromptBuilder(PromptBuilder):
+    """System line, optional cue, ``Question: …``, ``Options:`` with ``A. …`` lines, the instruction."""
+
+    def question_text(self, sample: Sample, choices: Sequence[str] | None) -> str:
+        parts = [SYSTEM, ""]
+        cue = sample.metadata.get("cue")
+        if cue:
+            parts += [str(cue), ""]
+        parts.append(f"Question: {sample.question}")
+        if choices:
+            parts.append("Options:")
+            parts += [f"{ch}. {text}" for ch, text in zip(letters(len(choices)), choices, strict=True)]
+            parts.append(INSTRUCTION)
+        return "\n".join(parts)
