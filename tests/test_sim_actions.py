@@ -44,7 +44,7 @@ def _graph(state):  # type: ignore[no-untyped-def]
 
 
 def test_pick_and_put_update_relations() -> None:
-    scene = _scene()
+    scene = _scene(3)  # a scene whose sink has room for the mug
     s, sim = scene.state, scene.sim
     cup = _first(s, "mug")
     if not s.accessible(cup):

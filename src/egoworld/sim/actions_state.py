@@ -156,6 +156,8 @@ class SceneState:
             attrs = {k: v for k, v in (("colour", t.colour), ("material", t.material), ("size", t.size)) if v}
             if t.state:
                 attrs["state"] = ", ".join(v for _, v in sorted(t.state.items()) if v)
+            if not t.fixture and not self.container_chain_open(t):
+                attrs["visible"] = "no"  # inside a closed container: ground truth, but not in the picture
             objs.append(
                 SceneObject(
                     id=t.id,

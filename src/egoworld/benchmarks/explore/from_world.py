@@ -20,6 +20,8 @@ from egoworld.common.files import InputFileError
 
 
 def _objects(graph: Any) -> tuple[SceneObject, ...]:
+    """The annotation of a scene: what its image shows, so objects a world marks as not visible (e.g. inside a
+    closed fridge: ``attributes["visible"] == "no"``) are left out, as EXPLORE annotates the end frame."""
     return tuple(
         SceneObject(
             category=o.category,
@@ -28,6 +30,7 @@ def _objects(graph: Any) -> tuple[SceneObject, ...]:
             key_state=o.key_state or None,
         )
         for o in graph.objects
+        if (getattr(o, "attributes", None) or {}).get("visible") != "no"
     )
 
 
