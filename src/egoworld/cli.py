@@ -133,8 +133,12 @@ def models_list() -> None:
 @app.command("doctor")
 def doctor(
     base_url: Annotated[str, typer.Option(help="Server URL, e.g. http://127.0.0.1:8000/v1.")],
-    model: Annotated[str | None, typer.Option(help="Model name to check (default: the only one served).")] = None,
-    api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
+    model: Annotated[
+        str | None, typer.Option(help="Model name to check (default: the only one served).")
+    ] = None,
+    api_key_env: Annotated[
+        str, typer.Option(help="Environment variable holding the API key.")
+    ] = "OPENAI_API_KEY",
     timeout: Annotated[float, typer.Option(help="Seconds per check.")] = 30.0,
 ) -> None:
     """Check an OpenAI-compatible server before a long run: reachable, model listed, a text round trip,
@@ -212,7 +216,9 @@ def run(
         typer.Option("--model-arg", help="Backend option key=value (repeatable), e.g. stop=</s>."),
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
-    executor: Annotated[str, typer.Option(help="local (in-process) | ray (shards over a Ray cluster).")] = "local",
+    executor: Annotated[
+        str, typer.Option(help="local (in-process) | ray (shards over a Ray cluster).")
+    ] = "local",
     address: Annotated[
         str | None, typer.Option(help="Ray address ('auto' = the running cluster); default: start Ray here.")
     ] = None,
@@ -318,20 +324,31 @@ def report(
 @app.command("demo")
 def demo(
     out: Annotated[
-        Path, typer.Option("--out", help="Folder for the demo's benchmark, runs and report.")
+        Path, typer.Option("--out", help="Folder for the demo's worlds, benchmarks, runs and report.")
     ] = Path("demo-out"),
     data: Annotated[Path, typer.Option(help="The shared data folder (holds vsi-super-wild/).")] = Path(
         "../shared/data"
     ),
-    per_task: Annotated[int, typer.Option(help="Questions per task in the fixed subset.")] = 250,
+    per_task: Annotated[
+        int, typer.Option(help="Official VSI-Super-Wild: questions per task in the subset.")
+    ] = 250,
+    parts: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated parts: vsi-official, beyond3d, vsi-synthetic, explore (default: all)."
+        ),
+    ] = None,
 ) -> None:
-    """The embedded default end to end: import VSI-Super-Wild, run random / prior / oracle text-only with
-    Shuffle24 on a fixed subset, score and report."""
+    """The embedded default end to end with the built-in baselines (random, prior, oracle, copy-initial):
+    the official VSI-Super-Wild questions text-only with Shuffle24; Beyond3D built from synthetic kitchens
+    in all three settings; VSI-Super-Wild built from a synthetic walk; EXPLORE-Bench built from synthetic
+    action scenes. One report covers every run."""
     from egoworld.common.files import InputFileError
     from egoworld.demo import run_demo
 
+    chosen = tuple(p.strip() for p in parts.split(",") if p.strip()) if parts else None
     try:
-        index = run_demo(out=out, data=data, per_task=per_task)
+        index = run_demo(out=out, data=data, per_task=per_task, parts=chosen)
     except (InputFileError, ValueError, FileNotFoundError) as exc:
         _fail(exc)
     console.print(f"demo report: {index}")

@@ -80,17 +80,24 @@ def build_report(run_dirs: list[Path], out: Path) -> Path:
         rd = Path(rd)
         summary = _ensure_scored(rd)
         runs.append((rd, summary, read_json(rd / RUN_MANIFEST)))
-    labels = [tables.run_label(s) for _, s, _ in runs]
-    counts: dict[str, int] = defaultdict(int)
-    for lab in labels:
-        counts[lab] += 1
-    labels = [
-        f"{lab} [{rd.name}]" if counts[lab] > 1 else lab for lab, (rd, _, _) in zip(labels, runs, strict=True)
-    ]
-
-    by_bench: dict[str, list[int]] = defaultdict(list)
+    # one section per benchmark folder (two builds of one benchmark are different tables)
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, (_, s, _) in enumerate(runs):
-        by_bench[s["benchmark"]].append(i)
+        groups[(s["benchmark"], s["benchmark_hash"])].append(i)
+    names: dict[str, int] = defaultdict(int)
+    for name, _ in groups:
+        names[name] += 1
+    by_bench: dict[str, list[int]] = {}
+    for (name, _), idx in groups.items():
+        title = name
+        if names[name] > 1:
+            title = f"{name} ({Path(runs[idx[0]][2]['benchmark_path']).name})"
+        by_bench[title] = idx
+    labels = [""] * len(runs)
+    for idx in by_bench.values():
+        base = [tables.run_label(runs[i][1]) for i in idx]
+        for i, lab in zip(idx, base, strict=True):
+            labels[i] = f"{lab} [{runs[i][0].name}]" if base.count(lab) > 1 else lab
 
     md = ["# egoworld report\n"]
     body = ["<h1>egoworld report</h1>"]
@@ -135,7 +142,7 @@ def build_report(run_dirs: list[Path], out: Path) -> Path:
                 body.append(f'<img src="plots/{escape(curves.name)}" alt="Top-K and Pass@K">')
                 md.append(f"\n![Top-K / Pass@K](plots/{curves.name})\n")
         md.append(f"\n![per-task scores](plots/{bars.name})\n")
-        sections = plugin_for(bench_name).report_sections
+        sections = plugin_for(sums[0]["benchmark"]).report_sections
         if sections is not None:
             for sec in sections(sums, [runs[i][0] for i in idx], labs, out):
                 md += [f"### {sec.title}\n", sec.markdown]

@@ -25,7 +25,7 @@ def run_label(summary: dict[str, Any]) -> str:
     """``random (text, shuffle24)`` — the model and the settings that distinguish runs."""
     inputs = summary.get("inputs", {})
     bits = [inputs.get("setting", "text")]
-    if inputs.get("setting") not in (None, "text") and inputs.get("frames"):
+    if inputs.get("setting") == "frames" and inputs.get("frames"):
         bits.append(f"{inputs['frames']} fr")
     if summary.get("permutations") not in (None, "none"):
         bits.append(str(summary["permutations"]))

@@ -32,9 +32,25 @@ def run_demo(
     say: Callable[[str], None] = print,
 ) -> Path:
     """Write worlds, benchmarks, runs and a report under ``out``; returns the report's ``index.html``."""
+    from egoworld.report.build import build_report
+
+    runs = demo_runs(out, anchors=anchors, controls=controls, sim=sim, say=say)
+    index = build_report(runs, Path(out) / "report-beyond3d")
+    say(f"report: {index}")
+    return index
+
+
+def demo_runs(
+    out: str | Path,
+    *,
+    anchors: int = 200,
+    controls: int = 200,
+    sim: bool = True,
+    say: Callable[[str], None] = print,
+) -> list[Path]:
+    """Worlds, benchmarks and baseline runs under ``out``; returns the run folders."""
     from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
     from egoworld.benchmarks.beyond3d.synthetic import SynthConfig, write_world
-    from egoworld.report.build import build_report
     from egoworld.runner.config import RunConfig
     from egoworld.runner.run import run_benchmark
 
@@ -68,6 +84,4 @@ def run_demo(
                 run_dir = out / "runs" / f"beyond3d-sim-{model}-{name}"
                 run_benchmark(RunConfig(bench=sim_bench, model=model, out=run_dir, progress=False, **opts))
                 runs.append(run_dir)
-    index = build_report(runs, out / "report-beyond3d")
-    say(f"report: {index}")
-    return index
+    return runs

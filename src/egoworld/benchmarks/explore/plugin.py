@@ -14,7 +14,7 @@ from egoworld.benchmarks.explore import BENCHMARK_NAME, TASK_ORDER
 from egoworld.benchmarks.explore import baselines as _baselines  # noqa: F401 — registers copy-initial
 from egoworld.benchmarks.explore.instances import instance_from_sample
 from egoworld.benchmarks.explore.prompts import describe_scene, one_go_prompt
-from egoworld.benchmarks.registry import BenchmarkPlugin
+from egoworld.benchmarks.registry import BenchmarkPlugin, ReportSection
 from egoworld.benchmarks.schema import Sample
 from egoworld.runner.permutations import Permutation
 from egoworld.runner.prompts import PromptBuilder
@@ -37,6 +37,41 @@ def _score_run(run_dir: Any, **kwargs: Any) -> dict[str, Any]:
     return score_explore_run(run_dir, **kwargs)
 
 
+def _sections(
+    summaries: Sequence[dict[str, Any]], run_dirs: Sequence[Any], labels: Sequence[str], out: Any
+) -> list:
+    """Table 2 (by sequence length), Table 3 (abnormal cases) and the cost table in `egoworld report`."""
+    from egoworld.benchmarks.explore import report as rep
+    from egoworld.report.html import table_html
+    from egoworld.report.tables import to_markdown
+
+    scored = [s for s in summaries if "explore" in s]
+    if not scored:
+        return []
+    labs = [lab for s, lab in zip(summaries, labels, strict=True) if "explore" in s]
+    judges = sorted({rep._judge_label(s) for s in scored})
+    note = "Judge: " + "; ".join(judges) + "."
+    out_sections = []
+    for title, table in (
+        ("EXPLORE Table 2: final scene by sequence length (S_att, S_rel ×20)", rep.table2(scored, labs)),
+        ("EXPLORE Table 3: abnormal cases", rep.table3(scored, labs)),
+        ("EXPLORE inference cost", rep.cost_table(scored, labs)),
+    ):
+        if len(table) > 1:
+            out_sections.append(
+                ReportSection(
+                    title,
+                    to_markdown(table) + "\n" + note + "\n",
+                    table_html(table) + f"<p class=muted>{note}</p>",
+                )
+            )
+    return out_sections
+
+
 PLUGIN = BenchmarkPlugin(
-    name=BENCHMARK_NAME, prompt=ExplorePromptBuilder(), report_columns=TASK_ORDER, score_run=_score_run
+    name=BENCHMARK_NAME,
+    prompt=ExplorePromptBuilder(),
+    report_columns=TASK_ORDER,
+    score_run=_score_run,
+    report_sections=_sections,
 )
