@@ -77,3 +77,14 @@ def test_errors_name_the_file_and_the_fix(tmp_path):
     assert result.exit_code == 2
     result = runner.invoke(app, ["score", str(tmp_path / "missing-run")])
     assert result.exit_code == 2 and "run.json" in result.output
+
+
+def test_demo_official_part(tmp_path, data_dir):
+    out = tmp_path / "demo"
+    result = runner.invoke(app, ["demo", "--out", str(out), "--data", str(data_dir), "--parts", "vsi-official",
+                                 "--per-task", "5"])
+    assert result.exit_code == 0, result.output
+    page = (out / "report" / "index.html").read_text()
+    assert "vsi_wild" in page and "VMR" in page and "Shuffle24" in page
+    result = runner.invoke(app, ["demo", "--out", str(out), "--parts", "nope"])
+    assert result.exit_code == 2 and "unknown demo part" in result.output
