@@ -158,7 +158,7 @@ def test_sigkill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path):
         killed = tmp_path / "killed"
         proc = subprocess.Popen([*argv, "--out", str(killed)], env={**os.environ, "PYTHONUNBUFFERED": "1"})
         deadline = time.time() + 60
-        while _count(killed / "responses.sqlite") < 60 and time.time() < deadline:
+        while _count(killed / "responses.sqlite") < 60 and time.time() < deadline and proc.poll() is None:
             time.sleep(0.02)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()

@@ -161,7 +161,7 @@ def test_resume_after_killing_the_driver(tmp_path):
             start_new_session=True,
         )
         deadline = time.time() + 180
-        while _count(killed / "responses.sqlite") < 48 and time.time() < deadline:
+        while _count(killed / "responses.sqlite") < 48 and time.time() < deadline and proc.poll() is None:
             time.sleep(0.05)
         os.killpg(proc.pid, signal.SIGKILL)  # the driver and the Ray processes it started
         proc.wait()
@@ -176,3 +176,16 @@ def test_resume_after_killing_the_driver(tmp_path):
         assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 388
         assert db.execute("SELECT MAX(attempts) FROM responses").fetchone()[0] == 1
     _same_scores(killed, clean)
+
+
+def test_beyond3d_build_on_ray_is_byte_identical(local_ray, tmp_path):
+    from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
+    from egoworld.benchmarks.beyond3d.synthetic import SynthConfig, write_world
+    from egoworld.common.hashing import sha256_file
+
+    worlds = tmp_path / "worlds"
+    write_world(worlds, kitchens=1, episodes_per_kitchen=3, seed=0, cfg=SynthConfig(), detector=None)
+    for executor in ("local", "ray"):
+        build_beyond3d([worlds], tmp_path / executor, BuildConfig(anchors=20, controls=20), executor=executor)
+    for name in ("samples.jsonl", "manifest.json"):
+        assert sha256_file(tmp_path / "local" / name) == sha256_file(tmp_path / "ray" / name)

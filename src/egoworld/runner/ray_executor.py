@@ -12,7 +12,6 @@ Workers must see the benchmark folder (and media) at the same path: a shared fil
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +20,7 @@ from egoworld.benchmarks.folder import Benchmark, load_benchmark
 from egoworld.models.base import Model
 from egoworld.models.spec import ModelContext, create_model
 from egoworld.runner.config import RunConfig
+from egoworld.runner.executor import ensure_ray
 from egoworld.runner.inputs import InputSettings, open_inputs
 from egoworld.runner.store import ResponseRow
 
@@ -134,22 +134,7 @@ def execute_with_ray(
     model: Model | None = None,
 ) -> None:
     """Driver side: submit shards, apply each finished shard's writes to ``store`` (one transaction)."""
-    try:
-        import ray
-    except ModuleNotFoundError as exc:
-        raise RuntimeError("--executor ray needs Ray: pip install 'egoworld[ray]'") from exc
-
-    if not ray.is_initialized():
-        kwargs: dict[str, Any] = {
-            "include_dashboard": False,
-            "log_to_driver": False,
-            "ignore_reinit_error": True,
-        }
-        if address:
-            kwargs["address"] = address
-        else:
-            kwargs["num_cpus"] = int(os.environ.get("EGOWORLD_RAY_CPUS", os.cpu_count() or 1))
-        ray.init(**kwargs)
+    ray = ensure_ray(address)
     keep_raw = cfg.history == "pred"
     if keep_raw:
         done = {k: r.raw for k in store.ok_keys() if (r := store.get(k)) is not None}

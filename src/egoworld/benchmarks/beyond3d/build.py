@@ -50,6 +50,7 @@ from egoworld.benchmarks.folder import Benchmark, save_benchmark
 from egoworld.benchmarks.schema import Sample, TaskInfo
 from egoworld.common.files import InputFileError, read_json, write_json
 from egoworld.common.hashing import seeded_rng, sha256_file
+from egoworld.runner.executor import map_jobs
 from egoworld.world.episode import Episode
 from egoworld.world.folder import find_episodes, load_episode
 
@@ -247,13 +248,26 @@ def save(
     )
 
 
+def _episode_tracks(folder: Path, ep: Episode, cfg: BuildConfig) -> tuple[VisibilityTracks, bool]:
+    """One episode's visibility tracks (the heavy, independent part of a build) and whether detections existed."""
+    det = detection_table(folder, ep, cfg.detections)
+    tracks = build_tracks(
+        ep, root=folder, config=cfg.track, detections=det, half_sizes=sim_half_sizes(folder, ep)
+    )
+    return tracks, det is not None
+
+
 def build_beyond3d(
     worlds: Sequence[str | Path],
     out: str | Path,
     cfg: BuildConfig = BuildConfig(),
     progress: Callable[[str], None] | None = None,
+    *,
+    executor: str = "local",
+    address: str | None = None,
 ) -> BuildReport:
-    """Build the benchmark from ``worlds`` into ``out`` (see the module docstring)."""
+    """Build the benchmark from ``worlds`` into ``out`` (see the module docstring). Episode tracks are computed
+    in-process or, with ``executor="ray"``, one Ray task per episode (same result either way)."""
     say = progress or (lambda _msg: None)
     out = Path(out)
     loaded = load_worlds(worlds)
@@ -277,13 +291,10 @@ def build_beyond3d(
     detectors: Counter = Counter()
     depth: Counter = Counter()
     out.mkdir(parents=True, exist_ok=True)
-    for i, (folder, ep) in enumerate(geo):
-        det = detection_table(folder, ep, cfg.detections)
-        tracks = build_tracks(
-            ep, root=folder, config=cfg.track, detections=det, half_sizes=sim_half_sizes(folder, ep)
-        )
+    computed = map_jobs(_episode_tracks, [(f, ep, cfg) for f, ep in geo], executor=executor, address=address)
+    for i, ((folder, ep), (tracks, has_det)) in enumerate(zip(geo, computed, strict=True)):
         state_counts.update(tracks.state_counts())
-        detectors["file" if det is not None else "none"] += 1
+        detectors["file" if has_det else "none"] += 1
         depth[tracks.depth_source] += 1
         ctx = EpisodeContext(
             episode=ep, tracks=tracks, cam=camera_coords(ep, tracks), video=link_video(out, folder, ep),

@@ -43,6 +43,8 @@ def build_cmd(
     cues: Annotated[
         str | None, typer.Option(help="Temporal-cues variant: moves (the paper's) | sightings.")
     ] = None,
+    executor: Annotated[str, typer.Option(help="local | ray (one Ray task per episode's tracks).")] = "local",
+    address: Annotated[str | None, typer.Option(help="Ray address ('auto' = the running cluster).")] = None,
 ) -> None:
     """Build Beyond3D from worlds: visibility tracks, balanced out-of-sight anchors and visible controls,
     the 8 question types. A world with movement times only (HD-EPIC assoc_info) gets Last Placement Time,
@@ -59,7 +61,9 @@ def build_cmd(
             detections=detections,
             cues=cues,
         )
-        report = build_beyond3d(world, out, cfg, progress=lambda m: typer.echo(m, err=True))
+        report = build_beyond3d(
+            world, out, cfg, progress=lambda m: typer.echo(m, err=True), executor=executor, address=address
+        )
     except _errors() as exc:
         _fail(exc)
     for line in report.lines():

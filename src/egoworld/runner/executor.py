@@ -1,0 +1,65 @@
+"""Map independent jobs (e.g. one per episode of a build) in-process or over Ray, results in job order.
+
+``executor="local"`` runs the jobs here, one after another; ``executor="ray"`` submits one Ray task per job
+(``address`` as for `ray.init`: "auto" joins the running cluster, None starts Ray on this machine).
+Jobs must be picklable and their inputs readable on every worker (a shared file system on a cluster).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+EXECUTORS = ("local", "ray")
+
+
+def ensure_ray(address: str | None) -> Any:
+    """Import Ray and connect (or start a local instance); returns the module."""
+    try:
+        import ray
+    except ModuleNotFoundError as exc:
+        raise RuntimeError("--executor ray needs Ray: pip install 'egoworld[ray]'") from exc
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {
+            "include_dashboard": False,
+            "log_to_driver": False,
+            "ignore_reinit_error": True,
+        }
+        if address:
+            kwargs["address"] = address
+        else:
+            kwargs["num_cpus"] = int(os.environ.get("EGOWORLD_RAY_CPUS", os.cpu_count() or 1))
+        ray.init(**kwargs)
+    return ray
+
+
+def map_jobs(
+    fn: Callable[..., T],
+    jobs: Sequence[tuple[Any, ...]],
+    *,
+    executor: str = "local",
+    address: str | None = None,
+    done: Callable[[int], None] | None = None,
+) -> list[T]:
+    """``[fn(*job) for job in jobs]``, in order; ``done(i)`` is called as job ``i`` finishes."""
+    if executor not in EXECUTORS:
+        raise ValueError(f"--executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
+    if executor == "local":
+        results = []
+        for i, job in enumerate(jobs):
+            results.append(fn(*job))
+            if done:
+                done(i)
+        return results
+    ray = ensure_ray(address)
+    remote = ray.remote(fn)
+    refs = [remote.remote(*job) for job in jobs]
+    index = {ref: i for i, ref in enumerate(refs)}
+    pending = list(refs)
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        if done:
+            done(index[ready[0]])
+    return ray.get(refs)
