@@ -1,6 +1,21 @@
-"""VSI-Super-Wild plug-in: the paper's column order (Table 1: VMR, VPO, VOO, VOC, Overall)."""
+"""VSI-Super-Wild plug-in: the paper's column order (Table 1: VMR, VPO, VOO, VOC, Overall) and the analyses
+in `egoworld report` (duration groups, VOO first vs last, VMR option sets, streaming VOC per query time)."""
 
-from egoworld.benchmarks.registry import BenchmarkPlugin
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from egoworld.benchmarks.registry import BenchmarkPlugin, ReportSection
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER
 
-PLUGIN = BenchmarkPlugin(name=BENCHMARK_NAME, report_columns=TASK_ORDER)
+
+def _sections(
+    summaries: Sequence[dict], run_dirs: Sequence[Path], labels: Sequence[str], out: Path
+) -> list[ReportSection]:
+    from egoworld.benchmarks.vsi_wild.analysis import report_sections
+
+    return report_sections(summaries, run_dirs, labels, out)
+
+
+PLUGIN = BenchmarkPlugin(name=BENCHMARK_NAME, report_columns=TASK_ORDER, report_sections=_sections)

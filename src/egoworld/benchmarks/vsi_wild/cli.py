@@ -1,0 +1,169 @@
+"""VSI-Super-Wild commands: ``build vsi-wild``, ``import vsi-wild-durations`` and the ``vsi-wild`` group
+(``views``, ``demo``). Heavy imports stay inside the command functions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def _fail(exc: BaseException) -> None:
+    from egoworld.cli import _fail as fail
+
+    fail(exc)
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    from egoworld.common.files import InputFileError
+    from egoworld.media.errors import MediaError
+
+    return (InputFileError, MediaError, ValueError, FileNotFoundError)
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    return tuple(float(x) for x in text.split(",") if x.strip())
+
+
+def build_cmd(
+    world: Annotated[
+        list[Path], typer.Option("--world", help="Walk episode folder, or a folder of them (repeatable).")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Benchmark folder to write.")],
+    per_task: Annotated[int, typer.Option(help="Questions per task (0 = every candidate).")] = 250,
+    seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
+    frames: Annotated[
+        int, typer.Option(help="Evaluation frame count the resolvability rules assume (uniform sampling).")
+    ] = 128,
+    tasks: Annotated[str, typer.Option(help="Comma-separated tasks to build.")] = "VMR,VPO,VOO,VOC",
+    vmr_moment: Annotated[
+        str, typer.Option(help="How VMR shows its moment: both (labelled frame + time) | frame | timestamp.")
+    ] = "both",
+    streaming: Annotated[
+        bool, typer.Option(help="Build the streaming-VOC variant (running counts at query times) instead.")
+    ] = False,
+    stream_fractions: Annotated[
+        str, typer.Option(help="Streaming query times as fractions of each video.")
+    ] = "0.25,0.5,0.75,1",
+    stream_clip: Annotated[
+        str,
+        typer.Option(help="Streaming clip: prefix (start → query time) | chunk (new part; use --history)."),
+    ] = "prefix",
+    media: Annotated[
+        str,
+        typer.Option(
+            help="copy (hard-link or copy the view videos into OUT/videos) | absolute (refer to them)."
+        ),
+    ] = "copy",
+) -> None:
+    """Build VSI-Super-Wild (VMR, VPO, VOO, VOC) from panoramic walks: balanced correct letters, rules and
+    answer distributions in the manifest, VPO query images re-rendered from the panorama."""
+    from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
+    from egoworld.benchmarks.vsi_wild.config import BuildConfig, StreamRules, VMRRules
+
+    try:
+        if vmr_moment not in ("both", "frame", "timestamp"):
+            raise ValueError(f"--vmr-moment must be both, frame or timestamp, not {vmr_moment!r}")
+        if stream_clip not in ("prefix", "chunk"):
+            raise ValueError(f"--stream-clip must be prefix or chunk, not {stream_clip!r}")
+        if media not in ("copy", "absolute"):
+            raise ValueError(f"--media must be copy or absolute, not {media!r}")
+        cfg = BuildConfig(
+            per_task=per_task or None,
+            seed=seed,
+            frames=frames,
+            tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()),
+            streaming=streaming,
+            media=media,  # type: ignore[arg-type]
+            vmr=VMRRules(moment=vmr_moment),  # type: ignore[arg-type]
+            stream=StreamRules(fractions=_floats(stream_fractions), clip=stream_clip),  # type: ignore[arg-type]
+        )
+        report = build_vsi_wild(world, out, cfg, say=lambda m: typer.echo(m, err=True))
+    except _errors() as exc:
+        _fail(exc)
+    for line in report.lines():
+        typer.echo(line)
+
+
+def durations_cmd(
+    bench: Annotated[Path, typer.Argument(help="An imported VSI-Super-Wild benchmark folder.")],
+    videos: Annotated[
+        Path | None, typer.Option(help="Folder of the view videos: durations are probed with PyAV.")
+    ] = None,
+    durations: Annotated[
+        Path | None, typer.Option(help="CSV with video_name and duration_s (or duration_min) columns.")
+    ] = None,
+) -> None:
+    """Add each video's duration and duration group (0–10 … 120+ min) to the samples, so `egoworld report`
+    shows the duration analyses for the official question file too."""
+    from egoworld.benchmarks.folder import load_benchmark
+    from egoworld.benchmarks.vsi_wild.durations import (
+        add_durations,
+        probe_durations,
+        read_durations_csv,
+        video_name,
+    )
+
+    try:
+        if (videos is None) == (durations is None):
+            raise ValueError("give exactly one of --videos DIR or --durations CSV")
+        if videos is not None:
+            names = sorted({video_name(s) for s in load_benchmark(bench).samples})
+            table, origin = probe_durations(videos, names), "probed with PyAV"
+        else:
+            assert durations is not None
+            table, origin = read_durations_csv(durations), f"csv {durations.name}"
+        b = add_durations(bench, table, origin)
+    except _errors() as exc:
+        _fail(exc)
+    groups: dict[str, int] = {}
+    for s in b.samples:
+        groups[s.metadata["duration_group"]] = groups.get(s.metadata["duration_group"], 0) + 1
+    typer.echo(f"{bench}: durations added to {len(b.samples)} samples; by group (min): {groups}")
+
+
+def views_cmd(
+    pano: Annotated[Path, typer.Argument(help="Equirectangular (2:1) 360° video.")],
+    out: Annotated[Path, typer.Option("--out", help="Folder for front/right/back/left.mp4.")],
+    size: Annotated[int, typer.Option(help="Side of each square view (even).")] = 512,
+    fov: Annotated[float, typer.Option(help="Field of view of each view, degrees.")] = 90.0,
+) -> None:
+    """Cut a panoramic video into the four perspective view videos (and print their metadata)."""
+    import json
+
+    from egoworld.benchmarks.vsi_wild.views import cut_views
+
+    try:
+        meta = cut_views(pano, out, size=size, fov_deg=fov)
+    except _errors() as exc:
+        _fail(exc)
+    typer.echo(
+        json.dumps({v: {k: m[k] for k in ("yaw_deg", "frames", "duration_s")} for v, m in meta.items()})
+    )
+
+
+def demo_cmd(
+    out: Annotated[Path, typer.Option("--out", help="Folder for walks, benchmark, runs and report.")] = Path(
+        "demo-vsi-wild"
+    ),
+    per_task: Annotated[int, typer.Option(help="Questions per task.")] = 120,
+) -> None:
+    """Synthetic walks (0–10 min … 120+ min) → VSI-Super-Wild → random / prior / oracle with Shuffle24 → report."""
+    from egoworld.benchmarks.vsi_wild.demo import run_demo
+
+    try:
+        index = run_demo(out, per_task=per_task, say=lambda m: typer.echo(m, err=True))
+    except _errors() as exc:
+        _fail(exc)
+    typer.echo(f"demo report: {index}")
+
+
+def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
+    """Add ``build vsi-wild``, ``import vsi-wild-durations`` and ``vsi-wild {views, demo}``."""
+    build_app.command("vsi-wild")(build_cmd)
+    import_app.command("vsi-wild-durations")(durations_cmd)
+    group = typer.Typer(help="VSI-Super-Wild: cut panoramas into views, demo.", no_args_is_help=True)
+    group.command("views")(views_cmd)
+    group.command("demo")(demo_cmd)
+    app.add_typer(group, name="vsi-wild")

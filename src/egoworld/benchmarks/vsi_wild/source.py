@@ -1,0 +1,155 @@
+"""A panoramic walk as the builder reads it: episode + poses, the four view videos, per-view appearances,
+the place timeline.
+
+An episode folder qualifies when it holds (a synthetic walk from `egoworld.sim.walk` does; a user's own
+360° recording needs the same files):
+
+* ``episode.json`` with camera poses (``poses.jsonl``) and ``media.video`` = the equirectangular video;
+* the view videos ``media.extra["front" | "right" | "back" | "left"]`` (make them with
+  ``egoworld vsi-wild views PANO.mp4 --out DIR``); their yaw / FOV from ``meta["views"]`` when present,
+  else `FOUR_VIEWS` and 90°;
+* ``media.extra["appearances"]``: rows ``{view, object, category, first_s, last_s, intervals}``;
+* ``media.extra["place_visits"]``: contiguous rows ``{place, start_s, end_s}`` (VPO), optional
+  ``media.extra["places"]`` with ``{id, kind, name}``.
+
+Frame times come from the videos themselves (`egoworld.media.index.probe`, demux only).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from egoworld.benchmarks.vsi_wild.timing import sampled_indices
+from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER
+from egoworld.common.files import InputFileError, read_jsonl
+from egoworld.geometry.equirect import FOUR_VIEWS
+from egoworld.media.index import VideoIndex, probe
+from egoworld.world.episode import Episode
+from egoworld.world.folder import load_episode
+
+
+@dataclass(frozen=True)
+class Appearance:
+    """One instance in one view: its visible intervals ``[[start_s, end_s], …]`` (frame times)."""
+
+    object: str
+    category: str
+    intervals: tuple[tuple[float, float], ...]
+
+    @property
+    def first_s(self) -> float:
+        return self.intervals[0][0]
+
+    @property
+    def last_s(self) -> float:
+        return self.intervals[-1][1]
+
+    def visible_at(self, times: NDArray) -> NDArray[np.bool_]:
+        """Which of ``times`` fall inside one of the intervals (closed, 1 µs tolerance)."""
+        out = np.zeros(len(times), bool)
+        for a, b in self.intervals:
+            out |= (times >= a - 1e-6) & (times <= b + 1e-6)
+        return out
+
+
+@dataclass(frozen=True)
+class Visit:
+    place: str
+    start_s: float
+    end_s: float
+
+
+@dataclass
+class ViewVideo:
+    """One view video of a walk."""
+
+    name: str
+    path: Path
+    yaw_deg: float
+    fov_deg: float
+    size: int
+    index: VideoIndex
+    duration_s: float
+
+    @cached_property
+    def times(self) -> NDArray[np.float64]:
+        return np.array([self.index.time_of(i) for i in range(self.index.count)])
+
+    def sampled_times(self, n: int) -> NDArray[np.float64]:
+        """Times of the frames a ``uniform`` n-frame sample of this video shows."""
+        return self.times[sampled_indices(self.index.count, n)]
+
+
+@dataclass
+class WalkSource:
+    """Everything the builder needs from one episode folder."""
+
+    folder: Path
+    episode: Episode
+    pano: Path
+    views: dict[str, ViewVideo]
+    appearances: dict[str, list[Appearance]]
+    visits: list[Visit]
+    places: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.episode.id
+
+    def video_id(self, view: str) -> str:
+        """The id of a view video (sample ``episode``): ``<episode>_<view>``, as the official file names them."""
+        return f"{self.episode.id}_{view}"
+
+    @cached_property
+    def pano_index(self) -> VideoIndex:
+        return probe(self.pano)
+
+
+def _extra(ep: Episode, folder: Path, key: str, fix: str) -> Path:
+    name = ep.media.extra.get(key)
+    path = folder / name if name else None
+    if path is None or not path.is_file():
+        raise InputFileError(f"{folder}: episode {ep.id} has no {key!r} file (media.extra['{key}']); {fix}")
+    return path
+
+
+def load_source(folder: str | Path) -> WalkSource:
+    """Load and check one walk episode folder (see the module docstring)."""
+    folder = Path(folder)
+    ep = load_episode(folder)
+    if ep.poses is None or len(ep.poses) < 2:
+        raise InputFileError(f"{folder}: episode {ep.id} needs camera poses (poses.jsonl) for VMR")
+    if not ep.media.video or not (folder / ep.media.video).is_file():
+        raise InputFileError(f"{folder}: episode {ep.id} has no panorama video (media.video)")
+    views_meta = ep.meta.get("views", {})
+    views: dict[str, ViewVideo] = {}
+    for v in VIEW_ORDER:
+        path = _extra(ep, folder, v, "cut the panorama with `egoworld vsi-wild views PANO --out DIR`")
+        meta = views_meta.get(v, {})
+        index = probe(path)
+        size = int(meta.get("width", index.width))
+        step = 1.0 / index.avg_fps if index.avg_fps else 0.0
+        duration = float(meta.get("duration_s", index.duration_s + step))
+        yaw, fov = float(meta.get("yaw_deg", FOUR_VIEWS[v])), float(meta.get("fov_deg", 90.0))
+        views[v] = ViewVideo(v, path, yaw, fov, size, index, duration)
+    fix = "a synthetic walk writes it; for a recording, annotate per-view appearance intervals"
+    apps: dict[str, list[Appearance]] = defaultdict(list)
+    for row in read_jsonl(_extra(ep, folder, "appearances", fix)):
+        if row["view"] in VIEW_ORDER:
+            iv = tuple((float(a), float(b)) for a, b in row["intervals"])
+            apps[row["view"]].append(Appearance(row["object"], row["category"], iv))
+    visits = [
+        Visit(r["place"], float(r["start_s"]), float(r["end_s"]))
+        for r in read_jsonl(
+            _extra(ep, folder, "place_visits", "list the place timeline {place, start_s, end_s}")
+        )
+    ]
+    places_file = ep.media.extra.get("places")
+    places = {p["id"]: p for p in read_jsonl(folder / places_file)} if places_file else {}
+    return WalkSource(folder, ep, folder / ep.media.video, views, dict(apps), visits, places)

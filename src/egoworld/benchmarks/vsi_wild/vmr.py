@@ -1,0 +1,179 @@
+"""VMR — motion orientation recall: which way the camera moves, relative to the view's looking direction, at
+an indicated moment of a view video.
+
+Rules (thresholds in `VMRRules`, stored in the manifest):
+
+* Candidate moments are the view video's frames at least ``edge_s`` + the window from its start and end.
+* Window: ``t ± W`` with ``W = max(window_s, one pose interval)``, cut into segments of one pose interval
+  (at least 2). The answer angle is the horizontal displacement from ``t − W`` to ``t + W`` in the view's
+  camera frame at ``t`` (x right, z forward): 0° forward, +90° right, ±180° backward, −90° left.
+* Steady: every segment moves at ≥ ``min_speed_m_s`` (too slow → rejected) and its direction, in the view
+  frame of its own midpoint, stays within ``max_turn_deg`` of the answer; the camera's heading changes by at
+  most ``max_turn_deg`` over the window.
+* Unambiguous: the answer lies within ``max_off_deg`` of a class centre — cardinal set (forward, right,
+  backward, left) or diagonal set (forward-right, …) — so it is at least ``45 − max_off_deg`` from any
+  boundary (near a boundary → rejected). The options are that set's four directions. With the defaults a
+  direction measured anywhere in the window stays within 20 + 10 + 10 = 40° < 45° of the answer's centre.
+* Moments of one view video are at least ``min_separation_s`` apart.
+
+How the moment is shown (``moment``, a builder option): ``frame`` — the moment's frame is listed after the
+sampled frames, labelled "Indicated moment"; ``timestamp`` — the question names the time (HH:MM:SS);
+``both`` (default) — the labelled frame and the time, so the moment is defined in every input setting
+(text-only runs get the time; frame runs see the exact image and where it sits in the video).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from egoworld.benchmarks.schema import FrameInput, Media, VideoInput
+from egoworld.benchmarks.vsi_wild.balance import Draft
+from egoworld.benchmarks.vsi_wild.config import VMRRules
+from egoworld.benchmarks.vsi_wild.source import ViewVideo, WalkSource
+from egoworld.benchmarks.vsi_wild.timing import duration_group, hms
+from egoworld.common.hashing import seeded_rng
+from egoworld.geometry.transforms import rotation_about
+
+CARDINAL = {"forward": 0.0, "right": 90.0, "backward": 180.0, "left": -90.0}
+DIAGONAL = {"forward-right": 45.0, "backward-right": 135.0, "backward-left": -135.0, "forward-left": -45.0}
+QUESTION = (
+    "[Single-Choice] At {moment} in this clip, which direction is the camera/person moving? "
+    "(forward = the direction the camera is facing)"
+)
+
+
+def wrap(deg: NDArray | float) -> NDArray | float:
+    """Angle difference wrapped to [−180, 180)."""
+    return (np.asarray(deg) + 180.0) % 360.0 - 180.0
+
+
+def classify(angle_deg: float, max_off_deg: float) -> tuple[str, str] | None:
+    """(direction, option set) of an angle, or None when it is not within ``max_off_deg`` of a centre."""
+    for set_name, centres in (("cardinal", CARDINAL), ("diagonal", DIAGONAL)):
+        for label, c in centres.items():
+            if abs(float(wrap(angle_deg - c))) <= max_off_deg:
+                return label, set_name
+    return None
+
+
+@dataclass(frozen=True)
+class Moment:
+    time_s: float
+    frame: int
+    angle_deg: float
+    speed_m_s: float
+    direction: str
+    option_set: str
+
+
+def _turn(rot: NDArray, ref: NDArray) -> NDArray:
+    """Yaw (deg, about the camera's own vertical axis) of each ``rot`` (…, k, 3, 3) relative to ``ref`` (…, 3, 3):
+    the later forward axis seen in the reference camera frame (no assumption about the world's up axis)."""
+    fwd = np.einsum("nji,nkj->nki", ref, rot[..., :, 2])
+    return np.degrees(np.arctan2(fwd[..., 0], fwd[..., 2]))
+
+
+def analyse(src: WalkSource, view: ViewVideo, times: NDArray, rules: VMRRules) -> list[Moment | None]:
+    """The motion at each of ``times`` (view video frame times); None where the rules reject it."""
+    poses = src.episode.poses
+    assert poses is not None
+    pose_dt = float(np.median(np.diff(poses.times_s)))
+    w = max(rules.window_s, pose_dt)
+    m = max(2, math.ceil(2 * w / pose_dt - 1e-9))
+    offsets = np.linspace(-w, w, m + 1)
+    tau = times[:, None] + offsets[None, :]
+    mats = poses.interpolate(tau.ravel()).reshape(len(times), m + 1, 4, 4)
+    mids = poses.interpolate(((tau[:, 1:] + tau[:, :-1]) / 2).ravel()).reshape(len(times), m, 4, 4)
+    at_t = poses.interpolate(times)
+    r_yaw = rotation_about("y", view.yaw_deg)
+    pos = mats[..., :3, 3]
+    seg = pos[:, 1:] - pos[:, :-1]
+    local = np.einsum("nkji,nkj->nki", mids[..., :3, :3] @ r_yaw, seg)  # R_view^T · d
+    seg_angle = np.degrees(np.arctan2(local[..., 0], local[..., 2]))
+    seg_speed = np.hypot(local[..., 0], local[..., 2]) / (offsets[1] - offsets[0])
+    total = np.einsum("nji,nj->ni", at_t[:, :3, :3] @ r_yaw, pos[:, -1] - pos[:, 0])
+    angle = np.degrees(np.arctan2(total[:, 0], total[:, 2]))
+    turn = np.abs(_turn(mats[..., :3, :3], at_t[:, :3, :3])).max(axis=1)
+    out: list[Moment | None] = []
+    for i, t in enumerate(times):
+        steady = (
+            seg_speed[i].min() >= rules.min_speed_m_s
+            and np.abs(wrap(seg_angle[i] - angle[i])).max() <= rules.max_turn_deg
+            and turn[i] <= rules.max_turn_deg
+        )
+        cls = classify(float(angle[i]), rules.max_off_deg) if steady else None
+        if cls is None:
+            out.append(None)
+            continue
+        frame = view.index.nearest(float(t))
+        speed = float(np.hypot(total[i, 0], total[i, 2]) / (2 * w))
+        out.append(Moment(float(t), frame, float(angle[i]), speed, cls[0], cls[1]))
+    return out
+
+
+def moments(src: WalkSource, view_name: str, rules: VMRRules, seed: int) -> list[Moment]:
+    """Accepted moments of one view video, at least ``min_separation_s`` apart (seeded choice)."""
+    view = src.views[view_name]
+    t = view.times
+    pose_dt = float(np.median(np.diff(src.episode.poses.times_s)))  # type: ignore[union-attr]
+    w = max(rules.window_s, pose_dt)
+    lo, hi = rules.edge_s + w, min(view.duration_s, float(t[-1])) - rules.edge_s - w
+    cand = t[(t >= lo) & (t <= hi)]
+    found = [m for m in analyse(src, view, cand, rules) if m is not None]
+    seeded_rng(seed, src.id, view_name, "vmr").shuffle(found)
+    kept: list[Moment] = []
+    for m in found:
+        if all(abs(m.time_s - k.time_s) >= rules.min_separation_s for k in kept):
+            kept.append(m)
+    return sorted(kept, key=lambda m: m.time_s)
+
+
+def drafts(src: WalkSource, view_name: str, video_path: str, rules: VMRRules, seed: int) -> list[Draft]:
+    """VMR drafts of one view video."""
+    view = src.views[view_name]
+    vid = src.video_id(view_name)
+    out = []
+    for m in moments(src, view_name, rules, seed):
+        stamp = hms(m.time_s)
+        where = {"frame": "the indicated moment", "timestamp": stamp}.get(
+            rules.moment, f"the indicated moment ({stamp})"
+        )
+        frames: tuple[FrameInput, ...] = ()
+        if rules.moment != "timestamp":
+            label = "Indicated moment" if rules.moment == "frame" else f"Indicated moment ({stamp})"
+            frames = (
+                FrameInput(index=m.frame, time_s=round(m.time_s, 6), label=label, role="indicated_moment"),
+            )
+        options = CARDINAL if m.option_set == "cardinal" else DIAGONAL
+        out.append(
+            Draft(
+                id=f"{vid}|VMR|{m.frame}",
+                task="VMR",
+                video=vid,
+                cluster=src.id,
+                question=QUESTION.format(moment=where),
+                correct=m.direction,
+                distractors=tuple(o for o in options if o != m.direction),
+                media=Media(
+                    video=VideoInput(path=video_path, duration_s=round(view.duration_s, 6)), frames=frames
+                ),
+                metadata={
+                    "view": view_name,
+                    "moment_s": round(m.time_s, 6),
+                    "moment_frame": m.frame,
+                    "moment_shown": rules.moment,
+                    "direction": m.direction,
+                    "option_set": m.option_set,
+                    "angle_deg": round(m.angle_deg, 2),
+                    "speed_m_s": round(m.speed_m_s, 3),
+                    "duration_s": round(view.duration_s, 6),
+                    "duration_group": duration_group(view.duration_s),
+                },
+                stratum=m.direction,
+            )
+        )
+    return out

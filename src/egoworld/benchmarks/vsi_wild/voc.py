@@ -1,0 +1,60 @@
+"""VOC — continuous object counting: the number of unique instances of a category that appear in one view
+video (every instance with an appearance row for that view counts once, however often it re-enters).
+
+One question per (view video, category present in it); scored with linear MRA. The selection spreads over
+count bins (1, 2–3, 4–7, 8–15, 16+) so small and large counts both occur.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from egoworld.benchmarks.schema import Media, VideoInput
+from egoworld.benchmarks.vsi_wild.balance import Draft
+from egoworld.benchmarks.vsi_wild.source import WalkSource
+from egoworld.benchmarks.vsi_wild.timing import duration_group
+
+QUESTION = (
+    "[Fill-in-the-Blank] Throughout this video, count the total number of {category}(s) you observe. "
+    "Report the total count as a single integer."
+)
+BINS = ((1, 1, "1"), (2, 3, "2-3"), (4, 7, "4-7"), (8, 15, "8-15"), (16, 10**9, "16+"))
+
+
+def count_bin(n: int) -> str:
+    return next(name for lo, hi, name in BINS if lo <= n <= hi)
+
+
+def unique_counts(src: WalkSource, view: str, until_s: float | None = None) -> dict[str, int]:
+    """Unique instances per category seen in a view (first seen at or before ``until_s`` when given)."""
+    objs: dict[str, set[str]] = defaultdict(set)
+    for a in src.appearances.get(view, []):
+        if until_s is None or a.first_s <= until_s + 1e-6:
+            objs[a.category].add(a.object)
+    return {c: len(o) for c, o in sorted(objs.items())}
+
+
+def drafts(src: WalkSource, view: str, video_path: str) -> list[Draft]:
+    """VOC drafts of one view video."""
+    v = src.views[view]
+    vid = src.video_id(view)
+    return [
+        Draft(
+            id=f"{vid}|VOC|{cat}",
+            task="VOC",
+            video=vid,
+            cluster=src.id,
+            question=QUESTION.format(category=cat),
+            correct=n,
+            media=Media(video=VideoInput(path=video_path, duration_s=round(v.duration_s, 6))),
+            metadata={
+                "view": view,
+                "category": cat,
+                "count_bin": count_bin(n),
+                "duration_s": round(v.duration_s, 6),
+                "duration_group": duration_group(v.duration_s),
+            },
+            stratum=count_bin(n),
+        )
+        for cat, n in unique_counts(src, view).items()
+    ]
