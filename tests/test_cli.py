@@ -81,8 +81,10 @@ def test_errors_name_the_file_and_the_fix(tmp_path):
 
 def test_demo_official_part(tmp_path, data_dir):
     out = tmp_path / "demo"
-    result = runner.invoke(app, ["demo", "--out", str(out), "--data", str(data_dir), "--parts", "vsi-official",
-                                 "--per-task", "5"])
+    result = runner.invoke(
+        app,
+        ["demo", "--out", str(out), "--data", str(data_dir), "--parts", "vsi-official", "--per-task", "5"],
+    )
     assert result.exit_code == 0, result.output
     page = (out / "report" / "index.html").read_text()
     assert "vsi_wild" in page and "VMR" in page and "Shuffle24" in page

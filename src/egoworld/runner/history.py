@@ -17,7 +17,7 @@ def history_block(steps: Sequence[tuple[Sample, str]]) -> str:
     """Text shown before the current question: each earlier question and its answer text."""
     if not steps:
         return ""
-    lines = ["Earlier questions about this moment and their answers:"]
+    lines = ["Earlier questions and their answers:"]
     for i, (sample, answer) in enumerate(steps, start=1):
         lines.append(f"Q{i}: {sample.question}")
         lines.append(f"A{i}: {answer}")

@@ -203,7 +203,15 @@ def _scene_things(spec: KitchenSpec, rng: Random, n_objects: int, abnormal: str 
 def _initial_placement(sim: ActionSimulator, placer: GeoPlacer, rng: Random, keep_open: set[str]) -> None:
     # about half the objects start stored away (fridge, cupboards, drawers) and come out during the actions,
     # as in real kitchen recordings, so the final scene shows things the initial image does not
-    weights = {"counter": 3.0, "table": 3.0, "shelf": 1.0, "sink": 1.0, "fridge": 4.0, "cupboard": 4.0, "drawer": 4.0}
+    weights = {
+        "counter": 3.0,
+        "table": 3.0,
+        "shelf": 1.0,
+        "sink": 1.0,
+        "fridge": 4.0,
+        "cupboard": 4.0,
+        "drawer": 4.0,
+    }
     for t in sim.s.objects():
         options = list(KINDS[t.category].storage)
         if t.id in keep_open:

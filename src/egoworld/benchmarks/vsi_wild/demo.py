@@ -38,9 +38,16 @@ def synth_walks(folder: str | Path, seed: int = 0, pano_width: int = 128, view_s
 
 
 def run_demo(out: str | Path, *, per_task: int = 120, say: Callable[[str], None] = print) -> Path:
+    """Walks, benchmark, baseline runs and their report under ``out``; returns the report's index.html."""
+    from egoworld.report.build import build_report
+
+    return build_report(demo_runs(out, per_task=per_task, say=say), Path(out) / "report")
+
+
+def demo_runs(out: str | Path, *, per_task: int = 120, say: Callable[[str], None] = print) -> list[Path]:
+    """Walks, benchmark and the baselines (128 uniform frames, Shuffle24) under ``out``; returns the runs."""
     from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
     from egoworld.benchmarks.vsi_wild.config import BuildConfig
-    from egoworld.report.build import build_report
     from egoworld.report.tables import summary_line
     from egoworld.runner.config import RunConfig
     from egoworld.runner.run import run_benchmark
@@ -60,10 +67,12 @@ def run_demo(out: str | Path, *, per_task: int = 120, say: Callable[[str], None]
             model=model,
             out=run_dir,
             permutations="shuffle24",
+            setting="frames",
+            frames=128,
             progress=False,
             concurrency=4,
         )
         say(run_benchmark(cfg).line())
         say(summary_line(score_run(run_dir)))
         runs.append(run_dir)
-    return build_report(runs, out / "report")
+    return runs
