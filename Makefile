@@ -18,8 +18,12 @@ DEMO_OUT ?= demo-out
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
 
+# the demo renders videos (PyAV) and scores EXPLORE (spaCy + Sentence-BERT, which need torch)
+DEMO_EXTRAS ?= video,explore
+
 $(VENV)/.installed: pyproject.toml | $(VENV)/bin/activate
-	$(PIP) install -q -e .
+	$(PIP) install -q '$(TORCH)'
+	$(PIP) install -q -e '.[$(DEMO_EXTRAS)]'
 	@touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/activate
