@@ -31,7 +31,8 @@ def task_bars(summaries: Sequence[dict[str, Any]], labels: Sequence[str], path: 
                 vals.append((e and e[e["metric"]]) or 0.0)
                 errs.append((e and e["sem"]) or 0.0)
         ax.bar(x + i * width - 0.4 + width / 2, vals, width, yerr=errs, capsize=2, label=label)
-    ax.set_xticks(x, cols)
+    long_names = max(len(c) for c in cols) > 8
+    ax.set_xticks(x, cols, rotation=30 if long_names else 0, ha="right" if long_names else "center")
     ax.set_ylabel("score (%)")
     ax.set_ylim(0, 105)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
