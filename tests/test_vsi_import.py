@@ -86,3 +86,29 @@ def test_bad_rows_name_the_line(tmp_path, data_dir):
     qa.write_text("\n" + json.dumps(row) + "\n")
     with pytest.raises(InputFileError, match=r"qa.jsonl, line 2: option 3"):
         import_vsi_wild_qa(qa, tmp_path / "out")
+
+
+def test_import_with_a_durations_csv(tmp_path, data_dir):
+    from typer.testing import CliRunner
+
+    from egoworld.cli import app
+
+    rows = [json.loads(line) for line in (data_dir / "vsi-super-wild" / "vsi_super_wild_qa.jsonl").open()][
+        :40
+    ]
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    names = sorted({r["video_name"] for r in rows})
+    csv = tmp_path / "durations.csv"
+    csv.write_text("video_name,duration_s\n" + "".join(f"{n},{(i + 1) * 900}\n" for i, n in enumerate(names)))
+    result = CliRunner().invoke(
+        app, ["import", "vsi-wild-qa", str(qa), "--out", str(tmp_path / "b"), "--durations", str(csv)]
+    )
+    assert result.exit_code == 0, result.output
+    bench = load_benchmark(tmp_path / "b")
+    first = next(s for s in bench.samples if s.metadata["video_name"] == names[0])
+    assert first.metadata["duration_s"] == 900 and first.metadata["duration_group"] == "10-30"
+    result = CliRunner().invoke(
+        app, ["import", "vsi-wild-qa", str(qa), "--out", str(tmp_path / "c"), "--probe-durations"]
+    )
+    assert result.exit_code == 2 and "--videos" in result.output

@@ -72,18 +72,48 @@ def import_vsi_wild_qa(
         Path | None,
         typer.Option("--videos", help="Folder of the <youtube_id>_<view>.mp4 videos; linked as OUT/videos."),
     ] = None,
+    durations: Annotated[
+        Path | None,
+        typer.Option(
+            help="CSV of video_name, duration_s (or duration_min): enables the duration-group analyses."
+        ),
+    ] = None,
+    probe_durations: Annotated[
+        bool,
+        typer.Option(help="Read each video's duration from --videos with PyAV (instead of --durations)."),
+    ] = False,
 ) -> None:
     """Import the official VSI-Super-Wild questions: tasks VMR, VPO, VOO (choices) and VOC (integers).
 
     Choices come from the "A) …" strings, the answer is the option index (an integer for VOC) and the
     cluster is the source panorama (the video name without _front/_back/_left/_right). Without --videos the
-    benchmark runs text-only; a video setting lists the missing files in one error.
+    benchmark runs text-only; a video setting lists the missing files in one error. Durations (from a CSV
+    or probed from the videos) add the paper's duration groups (0–10 … 120+ minutes) to the report.
     """
     from egoworld.benchmarks.vsi_wild.importer import import_vsi_wild_qa as do_import
     from egoworld.common.files import InputFileError
 
     try:
+        if durations is not None and probe_durations:
+            raise ValueError("give --durations CSV or --probe-durations, not both")
+        if probe_durations and videos is None:
+            raise ValueError("--probe-durations reads the videos: pass --videos DIR too")
         bench = do_import(file, out, videos=videos)
+        if durations is not None or probe_durations:
+            from egoworld.benchmarks.vsi_wild.durations import (
+                add_durations,
+                probe_durations as probe,
+                read_durations_csv,
+                video_name,
+            )
+
+            if durations is not None:
+                table, origin = read_durations_csv(durations), f"csv {durations.name}"
+            else:
+                assert videos is not None
+                table = probe(videos, sorted({video_name(s) for s in bench.samples}))
+                origin = "probed with PyAV"
+            bench = add_durations(out, table, origin)
     except (InputFileError, ValueError) as exc:
         _fail(exc)
     counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
