@@ -102,9 +102,11 @@ def import_vsi_wild_qa(
         if durations is not None or probe_durations:
             from egoworld.benchmarks.vsi_wild.durations import (
                 add_durations,
-                probe_durations as probe,
                 read_durations_csv,
                 video_name,
+            )
+            from egoworld.benchmarks.vsi_wild.durations import (
+                probe_durations as probe,
             )
 
             if durations is not None:
