@@ -263,20 +263,14 @@ def run(
     failed. Exit code 3 means some requests still failed (rerun to retry them).
     """
     from egoworld.common.files import InputFileError
-    from egoworld.models.spec import parse_model_args
+    from egoworld.models.spec import model_args_with_flags
     from egoworld.runner.config import RunConfig
     from egoworld.runner.run import run_benchmark
 
     try:
-        args = parse_model_args(model_arg)
-        for key, value in (
-            ("base_url", base_url),
-            ("max_tokens", max_tokens),
-            ("temperature", temperature),
-            ("timeout", timeout),
-        ):
-            if value is not None:
-                args[key] = str(value)
+        args = model_args_with_flags(
+            model_arg, base_url=base_url, max_tokens=max_tokens, temperature=temperature, timeout=timeout
+        )
         cfg = RunConfig(
             bench=bench,
             model=model,

@@ -11,19 +11,17 @@ from pydantic import ValidationError
 
 from egoworld import __version__
 from egoworld.benchmarks.schema import Manifest, Sample, TaskInfo
-from egoworld.common.files import InputFileError, iter_jsonl, read_json, write_json, write_jsonl
+from egoworld.common.files import (
+    InputFileError,
+    explain_validation,
+    iter_jsonl,
+    read_json,
+    write_json,
+    write_jsonl,
+)
 from egoworld.common.hashing import sha256_file
 
 MANIFEST = "manifest.json"
-
-
-def _explain(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        msg = err["msg"].removeprefix("Value error, ")
-        loc = ".".join(str(x) for x in err["loc"])
-        parts.append(f"field '{loc}': {msg}" if loc else msg)
-    return "; ".join(parts)
 
 
 @dataclass
@@ -118,7 +116,7 @@ def load_benchmark(root: str | Path) -> Benchmark:
     try:
         manifest = Manifest.model_validate(read_json(mpath))
     except ValidationError as exc:
-        raise InputFileError(f"{mpath}: {_explain(exc)}") from exc
+        raise InputFileError(f"{mpath}: {explain_validation(exc)}") from exc
     spath = root / manifest.samples_file
     samples: list[Sample] = []
     for lineno, row in iter_jsonl(spath):
@@ -126,7 +124,7 @@ def load_benchmark(root: str | Path) -> Benchmark:
             samples.append(Sample.model_validate(row))
         except ValidationError as exc:
             sid = row.get("id", "?") if isinstance(row, dict) else "?"
-            raise InputFileError(f"{spath}, line {lineno} (id {sid}): {_explain(exc)}") from exc
+            raise InputFileError(f"{spath}, line {lineno} (id {sid}): {explain_validation(exc)}") from exc
     if manifest.samples_sha256 and sha256_file(spath) != manifest.samples_sha256:
         raise InputFileError(
             f"{spath}: its sha256 differs from manifest.json's samples_sha256 — the file was changed after the "

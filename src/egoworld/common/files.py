@@ -21,6 +21,16 @@ class InputFileError(ValueError):
     """A file given to egoworld is missing or malformed; the message names the file, the item and the fix."""
 
 
+def explain_validation(exc: Any) -> str:
+    """A pydantic ``ValidationError`` as one line: "field 'a.b': reason; …" (whole-object checks name theirs)."""
+    parts = []
+    for err in exc.errors():
+        msg = err["msg"].removeprefix("Value error, ")
+        loc = ".".join(str(x) for x in err["loc"])
+        parts.append(f"field '{loc}': {msg}" if loc else msg)
+    return "; ".join(parts)
+
+
 @contextmanager
 def atomic_open(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
     """Open a temporary sibling of ``path`` for writing; rename it over ``path`` on success."""

@@ -46,6 +46,15 @@ def parse_model_args(items: list[str] | None) -> dict[str, str]:
     return out
 
 
+def model_args_with_flags(items: list[str] | None, **flags: object) -> dict[str, str]:
+    """``--model-arg k=v`` items plus the dedicated flags that were given (``--base-url`` …, None = not given)."""
+    args = parse_model_args(items)
+    for key, value in flags.items():
+        if value is not None:
+            args[key] = str(value)
+    return args
+
+
 def create_model(
     spec: str, options: dict[str, str] | None = None, context: ModelContext | None = None
 ) -> Model:

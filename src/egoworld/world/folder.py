@@ -23,7 +23,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from egoworld.common.files import InputFileError, iter_jsonl, read_json, write_json, write_jsonl
+from egoworld.common.files import (
+    InputFileError,
+    explain_validation,
+    iter_jsonl,
+    read_json,
+    write_json,
+    write_jsonl,
+)
 from egoworld.geometry.cameras import CameraModel
 from egoworld.world.episode import (
     Action,
@@ -72,15 +79,6 @@ class PoseRow(BaseModel):
     world_from_camera: tuple[tuple[float, float, float, float], ...] = Field(min_length=4, max_length=4)
 
 
-def _explain(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        msg = err["msg"].removeprefix("Value error, ")
-        loc = ".".join(str(x) for x in err["loc"])
-        parts.append(f"field '{loc}': {msg}" if loc else msg)
-    return "; ".join(parts)
-
-
 def _dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json", exclude_defaults=True)
 
@@ -125,7 +123,7 @@ def _rows(path: Path, model: type[BaseModel], expected: int | None) -> tuple[lis
         except ValidationError as exc:
             rid = row.get("id") if isinstance(row, dict) else None
             tag = f" (id {rid})" if rid is not None else ""
-            raise InputFileError(f"{path}, line {lineno}{tag}: {_explain(exc)}") from exc
+            raise InputFileError(f"{path}, line {lineno}{tag}: {explain_validation(exc)}") from exc
         lines.append(lineno)
     if expected is not None and expected != len(items):
         raise InputFileError(
@@ -148,7 +146,7 @@ def load_episode(root: str | Path) -> Episode:
     try:
         header = EpisodeHeader.model_validate(raw)
     except ValidationError as exc:
-        raise InputFileError(f"{hpath}: {_explain(exc)}") from exc
+        raise InputFileError(f"{hpath}: {explain_validation(exc)}") from exc
     if header.format != FORMAT:
         raise InputFileError(f"{hpath}: field 'format': {header.format!r} is not {FORMAT!r}")
     parts: dict[str, Any] = {}

@@ -160,18 +160,12 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
         from egoworld.benchmarks.explore.driver import ExploreRunConfig, run_explore
         from egoworld.benchmarks.explore.strategy import Strategy
         from egoworld.cli import EXIT_INCOMPLETE
-        from egoworld.models.spec import parse_model_args
+        from egoworld.models.spec import model_args_with_flags
 
         try:
-            args = parse_model_args(model_arg)
-            for key, value in (
-                ("base_url", base_url),
-                ("max_tokens", max_tokens),
-                ("temperature", temperature),
-                ("timeout", timeout),
-            ):
-                if value is not None:
-                    args[key] = str(value)
+            args = model_args_with_flags(
+                model_arg, base_url=base_url, max_tokens=max_tokens, temperature=temperature, timeout=timeout
+            )
             if model.startswith("openai:"):
                 args.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
             cfg = ExploreRunConfig(

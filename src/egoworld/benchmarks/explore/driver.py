@@ -40,6 +40,7 @@ from egoworld.models.base import Message, Model, ModelError, Part, Request, Text
 from egoworld.models.spec import ModelContext, create_model
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE, check_resumable
 from egoworld.runner.keys import request_key
+from egoworld.runner.run import RunSummary
 from egoworld.runner.store import ResponseStore
 
 SETTINGS = ("image", "text")
@@ -62,16 +63,10 @@ class ExploreRunConfig:
 
 
 @dataclass
-class ExploreRunSummary:
-    out: Path
+class ExploreRunSummary(RunSummary):
+    """`RunSummary` counted per request, plus the number of samples (a sample may take several turns)."""
+
     samples: int = 0
-    called: int = 0
-    reused: int = 0
-    ok: int = 0
-    errors: int = 0
-    blocked: int = 0
-    seconds: float = 0.0
-    served_models: set[str] = field(default_factory=set)
 
     def line(self) -> str:
         return (
