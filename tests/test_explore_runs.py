@@ -378,3 +378,24 @@ def test_epic_sequences_drive_cost_studies(tmp_path: Path, data_dir: Path) -> No
     assert scores["explore"]["unannotated"] == 3 and scores["explore"]["partitions"] == {}
     assert scores["explore"]["cost"]["prompt_tokens"] == 42 * summary.ok
     assert all("image_url" not in json.dumps(b) for b in srv.bodies)
+
+
+@pytest.mark.slow
+def test_oracle_and_copy_initial_on_simulated_long_action_scenes(tmp_path: Path) -> None:
+    """The sim's action scenes: things come out of closed fridges, cupboards and drawers during 300 actions,
+    so describing the initial scene misses objects the final frame shows."""
+    from egoworld.benchmarks.explore.from_world import build_from_world
+    from egoworld.sim.actions import ActionConfig
+    from egoworld.sim.worldset import synth_world_set
+
+    synth_world_set("actions", tmp_path / "worlds", 4, 3, ActionConfig(n_actions=300, abnormal_rate=0.0))
+    bench = tmp_path / "bench"
+    build_from_world([tmp_path / "worlds"], bench, seed=0, tiny_size=4)
+    for name in ("oracle", "copy-initial"):
+        _run(bench, tmp_path / name, name)
+        score_run(tmp_path / name, options={"judge": "lexical"})
+    oracle = read_json(tmp_path / "oracle/scores.json")["explore"]["partitions"]["long"]
+    copy = read_json(tmp_path / "copy-initial/scores.json")["explore"]["partitions"]["long"]
+    assert oracle["n"] == copy["n"] == 4
+    assert oracle["s_obj"] >= 95
+    assert copy["s_obj"] < oracle["s_obj"] - 5 and copy["s_uni"] < oracle["s_uni"] - 5

@@ -50,7 +50,7 @@ def _numeric(cell: str) -> bool:
 def provenance_html(runs: Sequence[tuple[str, dict[str, Any], dict[str, Any]]]) -> str:
     rows = [
         "<table><thead><tr><th>Run</th><th>Model</th><th>Served model</th><th>Benchmark</th><th>Inputs</th>"
-        "<th>Orders</th><th>egoworld</th><th>Status</th></tr></thead><tbody>"
+        "<th>Orders</th><th>Executor</th><th>egoworld</th><th>Status</th></tr></thead><tbody>"
     ]
     for label, summary, manifest in runs:
         model = manifest.get("model", {})
@@ -62,6 +62,7 @@ def provenance_html(runs: Sequence[tuple[str, dict[str, Any], dict[str, Any]]]) 
             f"<td>{escape(summary['benchmark'])} <span class=muted>{escape(summary['benchmark_hash'][:12])}</span></td>"
             f"<td>{escape(str(summary.get('inputs')))}</td>"
             f"<td>{escape(str(summary.get('permutations')))}</td>"
+            f"<td>{escape(str(manifest.get('executor', 'local')))}</td>"
             f"<td>{escape(str(manifest.get('egoworld_version')))}</td>"
             f"<td>{escape(str(manifest.get('status')))}</td>"
             "</tr>"
