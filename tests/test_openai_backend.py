@@ -37,7 +37,7 @@ def fault_by_question(prompt: str) -> str | None:
 def _cfg(bench, out, base_url, **kw):
     args = {
         "base_url": base_url,
-        "timeout": "0.5",
+        "timeout": "1.0",
         "max_retries": "2",
         "backoff": "0.01",
         "max_backoff": "0.05",
@@ -47,7 +47,7 @@ def _cfg(bench, out, base_url, **kw):
 
 def test_faults_are_retried_or_recorded_and_never_scored(tmp_path):
     bench = balanced_mc_bench(tmp_path / "b", n_mc=16, n_int=4)
-    with FakeOpenAIServer(fault=fault_by_question, slow_seconds=1.5) as srv:
+    with FakeOpenAIServer(fault=fault_by_question, slow_seconds=3.0) as srv:
         s = run_benchmark(_cfg(bench.root, tmp_path / "r", srv.base_url, concurrency=4))
         assert s.planned == 20
         assert s.errors == 3, s  # permanent 500, permanent empty content, permanent 429
@@ -137,7 +137,7 @@ def _count(db_path) -> int:
 @pytest.mark.slow
 def test_sigkill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path):
     bench = balanced_mc_bench(tmp_path / "b", n_mc=12, n_int=6)  # 12 × 24 + 6 = 294 requests
-    with FakeOpenAIServer(delay=0.01) as srv:
+    with FakeOpenAIServer(delay=0.05) as srv:  # slow enough that the kill lands mid-run
         argv = [
             sys.executable,
             "-m",

@@ -136,7 +136,7 @@ def _count(path) -> int:
 def test_resume_after_killing_the_driver(tmp_path):
     bench = balanced_mc_bench(tmp_path / "b", n_mc=16, n_int=4)  # 16 × 24 + 4 = 388 requests
     env = {**os.environ, "EGOWORLD_RAY_CPUS": "2", "PYTHONUNBUFFERED": "1"}
-    with FakeOpenAIServer(delay=0.02) as srv:
+    with FakeOpenAIServer(delay=0.1) as srv:  # slow enough that the kill lands mid-run
         argv = [
             sys.executable,
             "-m",
