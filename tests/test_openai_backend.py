@@ -6,12 +6,8 @@ import asyncio
 import base64
 import hashlib
 import json
-import os
-import signal
 import sqlite3
 import subprocess
-import sys
-import time
 
 import pytest
 
@@ -22,6 +18,7 @@ from egoworld.runner.config import RunConfig
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
 from openai_test_server import FakeOpenAIServer
+from run_helpers import cli_run_argv, kill_after_rows
 
 FAULTS = ["429-once", "500-once", "slow-once", "truncated-once", "empty-once", "500", "empty", "429"]
 
@@ -126,43 +123,13 @@ def test_images_become_data_urls_after_their_labels():
     assert enc["content"][1]["image_url"]["url"] == "data:image/png;base64," + base64.b64encode(png).decode()
 
 
-def _count(db_path) -> int:
-    try:
-        with sqlite3.connect(db_path, timeout=5) as db:
-            return db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-    except sqlite3.Error:
-        return 0
-
-
 @pytest.mark.slow
 def test_sigkill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path):
     bench = balanced_mc_bench(tmp_path / "b", n_mc=12, n_int=6)  # 12 × 24 + 6 = 294 requests
     with FakeOpenAIServer(delay=0.05) as srv:  # slow enough that the kill lands mid-run
-        argv = [
-            sys.executable,
-            "-m",
-            "egoworld.cli",
-            "run",
-            "--bench",
-            str(bench.root),
-            "--model",
-            "openai:fake-vlm",
-            "--base-url",
-            srv.base_url,
-            "--permutations",
-            "shuffle24",
-            "--concurrency",
-            "4",
-            "--no-progress",
-        ]
+        argv = cli_run_argv(bench.root, srv.base_url)
         killed = tmp_path / "killed"
-        proc = subprocess.Popen([*argv, "--out", str(killed)], env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.time() + 60
-        while _count(killed / "responses.sqlite") < 60 and time.time() < deadline and proc.poll() is None:
-            time.sleep(0.02)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        partial = _count(killed / "responses.sqlite")
+        partial = kill_after_rows(argv, killed, 60)
         assert 0 < partial < 294, partial
         subprocess.run([*argv, "--out", str(killed)], check=True)
         clean = tmp_path / "clean"

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import os
-import signal
 import sqlite3
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from benchmarks_factory import balanced_mc_bench
 from openai_test_server import FakeOpenAIServer
+from run_helpers import cli_run_argv, kill_after_rows
 from test_runner import AlwaysFirst, Recorder, _trajectory_bench
 
 ray = pytest.importorskip("ray", reason="install egoworld[ray] (make test does)")
@@ -125,47 +123,15 @@ def _trajectory_bench_samples():
         return _trajectory_bench(Path(d)).samples
 
 
-def _count(path) -> int:
-    try:
-        with sqlite3.connect(path, timeout=5) as db:
-            return db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-    except sqlite3.Error:
-        return 0
-
-
 def test_resume_after_killing_the_driver(tmp_path):
     bench = balanced_mc_bench(tmp_path / "b", n_mc=16, n_int=4)  # 16 × 24 + 4 = 388 requests
     env = {**os.environ, "EGOWORLD_RAY_CPUS": "2", "PYTHONUNBUFFERED": "1"}
     with FakeOpenAIServer(delay=0.1) as srv:  # slow enough that the kill lands mid-run
-        argv = [
-            sys.executable,
-            "-m",
-            "egoworld.cli",
-            "run",
-            "--bench",
-            str(bench.root),
-            "--model",
-            "openai:fake-vlm",
-            "--base-url",
-            srv.base_url,
-            "--permutations",
-            "shuffle24",
-            "--concurrency",
-            "4",
-            "--no-progress",
-        ]
+        argv = cli_run_argv(bench.root, srv.base_url)
         killed = tmp_path / "killed"
-        proc = subprocess.Popen(
-            [*argv, "--executor", "ray", "--shard-size", "24", "--out", str(killed)],
-            env=env,
-            start_new_session=True,
-        )
-        deadline = time.time() + 180
-        while _count(killed / "responses.sqlite") < 48 and time.time() < deadline and proc.poll() is None:
-            time.sleep(0.05)
-        os.killpg(proc.pid, signal.SIGKILL)  # the driver and the Ray processes it started
-        proc.wait()
-        partial = _count(killed / "responses.sqlite")
+        # SIGKILL the driver's process group: the driver and the Ray processes it started
+        ray_args = ["--executor", "ray", "--shard-size", "24"]
+        partial = kill_after_rows([*argv, *ray_args], killed, 48, env={"EGOWORLD_RAY_CPUS": "2"})
         assert 0 < partial < 388, partial
         subprocess.run(
             [*argv, "--executor", "ray", "--shard-size", "24", "--out", str(killed)], env=env, check=True
