@@ -22,8 +22,9 @@ from egoworld.benchmarks.registry import plugin_for
 from egoworld.benchmarks.schema import Sample
 from egoworld.common.files import InputFileError, write_json
 from egoworld.common.hashing import sha256_json
-from egoworld.models.base import Message, Model, ModelError, Request, TextPart
+from egoworld.models.base import Message, Model, Request, TextPart
 from egoworld.models.spec import ModelContext, create_model
+from egoworld.runner.call import call_and_store
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE, RunConfig, check_resumable, config_dict
 from egoworld.runner.history import HISTORY_MODES, history_block
 from egoworld.runner.inputs import InputSettings, MediaInputs, check_media, open_inputs
@@ -201,36 +202,11 @@ class _Runner:
                 row = self.store.get(request.key)
                 self.remember(item, row.raw if row else None)
             return True
-        self.store.put_request(request.key, {"messages": [m.describe() for m in request.messages]})
-        start = time.perf_counter()
-        summary.called += 1
-        try:
-            gen = await self.model.generate(request)
-        except ModelError as exc:
-            self._error(request, item, pid, exc.reason, time.perf_counter() - start, summary)
-            return False
-        except Exception as exc:  # a backend bug must not kill the run; it is recorded and retried on resume
-            self._error(
-                request, item, pid, f"{type(exc).__name__}: {exc}", time.perf_counter() - start, summary
-            )
-            return False
-        self.store.put(
-            key=request.key,
-            sample_id=item.sample.id,
-            permutation=pid,
-            epoch=item.epoch,
-            status="ok",
-            raw=gen.text,
-            reasoning=gen.reasoning,
-            latency_s=time.perf_counter() - start,
-            prompt_tokens=gen.prompt_tokens,
-            completion_tokens=gen.completion_tokens,
-            finish_reason=gen.finish_reason,
-            served_model=gen.served_model,
+        gen = await call_and_store(
+            self.model, request, self.store, permutation=pid, epoch=item.epoch, summary=summary
         )
-        if gen.served_model:
-            summary.served_models.add(gen.served_model)
-        summary.ok += 1
+        if gen is None:
+            return False
         self.remember(item, gen.text)
         return True
 
@@ -254,20 +230,6 @@ class _Runner:
             epoch=item.epoch,
             status="error",
             error=str(exc),
-        )
-        summary.errors += 1
-
-    def _error(
-        self, request: Request, item: Item, pid: str, reason: str, latency: float, summary: RunSummary
-    ) -> None:
-        self.store.put(
-            key=request.key,
-            sample_id=item.sample.id,
-            permutation=pid,
-            epoch=item.epoch,
-            status="error",
-            error=reason,
-            latency_s=latency,
         )
         summary.errors += 1
 

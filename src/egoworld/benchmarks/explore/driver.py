@@ -36,8 +36,9 @@ from egoworld.benchmarks.explore.strategy import Strategy, clean_reply, step_lab
 from egoworld.benchmarks.folder import Benchmark, load_benchmark
 from egoworld.benchmarks.schema import Sample
 from egoworld.common.files import InputFileError, read_json, write_json
-from egoworld.models.base import Message, Model, ModelError, Part, Request, TextPart
+from egoworld.models.base import Message, Model, Part, Request, TextPart
 from egoworld.models.spec import ModelContext, create_model
+from egoworld.runner.call import call_and_store
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE, check_resumable
 from egoworld.runner.keys import request_key
 from egoworld.runner.run import RunSummary
@@ -179,46 +180,11 @@ class _Driver:
             previous = clean_reply(raw or "")
 
     async def _call(self, request: Request, label: str, summary: ExploreRunSummary) -> str | None:
-        self.store.put_request(request.key, {"messages": [m.describe() for m in request.messages]})
-        summary.called += 1
-        start = time.perf_counter()
-        try:
-            async with self.sem:
-                gen = await self.model.generate(request)
-        except ModelError as exc:
-            reason = exc.reason
-        except Exception as exc:  # a backend bug is recorded and retried on resume, never fatal
-            reason = f"{type(exc).__name__}: {exc}"
-        else:
-            self.store.put(
-                key=request.key,
-                sample_id=request.sample_id,
-                permutation=label,
-                epoch=0,
-                status="ok",
-                raw=gen.text,
-                reasoning=gen.reasoning,
-                latency_s=time.perf_counter() - start,
-                prompt_tokens=gen.prompt_tokens,
-                completion_tokens=gen.completion_tokens,
-                finish_reason=gen.finish_reason,
-                served_model=gen.served_model,
+        async with self.sem:
+            gen = await call_and_store(
+                self.model, request, self.store, permutation=label, epoch=0, summary=summary
             )
-            summary.ok += 1
-            if gen.served_model:
-                summary.served_models.add(gen.served_model)
-            return gen.text
-        self.store.put(
-            key=request.key,
-            sample_id=request.sample_id,
-            permutation=label,
-            epoch=0,
-            status="error",
-            error=reason,
-            latency_s=time.perf_counter() - start,
-        )
-        summary.errors += 1
-        return None
+        return None if gen is None else gen.text
 
 
 def explore_manifest(cfg: ExploreRunConfig, bench: Benchmark, model: Model) -> dict[str, Any]:
