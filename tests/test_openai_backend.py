@@ -12,7 +12,8 @@ import subprocess
 import pytest
 
 from benchmarks_factory import balanced_mc_bench
-from egoworld.models.base import ImagePart, Message, TextPart
+from egoworld.benchmarks.schema import Sample
+from egoworld.models.base import ImagePart, Message, Request, TextPart
 from egoworld.models.openai_compat import OpenAICompatModel, encode_message, list_models
 from egoworld.runner.config import RunConfig
 from egoworld.runner.run import run_benchmark
@@ -148,3 +149,33 @@ def test_sigkill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path):
     score_run(clean)
     assert (killed / "scores.json").read_bytes() == (clean / "scores.json").read_bytes()
     assert (killed / "scores.jsonl").read_bytes() == (clean / "scores.jsonl").read_bytes()
+
+
+def test_an_image_is_encoded_once_across_the_requests_that_carry_it():
+    png = b"\x89PNG\r\n\x1a\nframe"
+    loads = []
+
+    def load() -> bytes:
+        loads.append(1)
+        return png
+
+    part = ImagePart(sha256=hashlib.sha256(png).hexdigest(), mime="image/png", load=load, label="Frame 1")
+    model = OpenAICompatModel("m")
+    sample = Sample(id="s", benchmark="b", task="t", question="q", answer_type="integer", answer=1)
+    bodies = [
+        model.payload(
+            Request(
+                key=f"k{i}",
+                sample=sample,
+                messages=(Message("user", (part, TextPart(f"q{i}"))),),
+                choices=None,
+                permutation=None,
+                epoch=i,
+                gold=None,
+            )
+        )
+        for i in range(24)
+    ]
+    assert len(loads) == 1 and model.media_cache.hits == 23
+    urls = {b["messages"][0]["content"][1]["image_url"]["url"] for b in bodies}
+    assert urls == {"data:image/png;base64," + base64.b64encode(png).decode()}

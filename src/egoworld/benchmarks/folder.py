@@ -20,6 +20,7 @@ from egoworld.common.files import (
     write_jsonl,
 )
 from egoworld.common.hashing import sha256_file
+from egoworld.scoring.extract import letters_for
 
 MANIFEST = "manifest.json"
 
@@ -60,7 +61,7 @@ class Benchmark:
 def answer_key(sample: Sample) -> str:
     """A short label of the gold answer for answer distributions (letters for choices)."""
     if sample.answer_type == "choice":
-        return "/".join(chr(ord("A") + i) for i in sample.correct_indices)
+        return "/".join(letters_for(max(sample.correct_indices) + 1)[i] for i in sample.correct_indices)
     if sample.answer_type in ("integer", "number"):
         return str(sample.answer)
     return "free"

@@ -58,6 +58,32 @@ class VideoPart:
         return {"type": "video", "sha256": self.sha256, "mime": self.mime, "label": self.label, **self.source}
 
 
+class EncodedMediaCache:
+    """A small LRU of per-image work a backend repeats for every request that carries the image (a data URL,
+    a decoded picture), keyed by the image's sha256. Requests arrive grouped by clip and a sample's option
+    orders run together, so a few hundred entries turn 24 encodings of a frame into one."""
+
+    def __init__(self, size: int = 512):
+        from collections import OrderedDict
+
+        self.size = size
+        self._d: OrderedDict[tuple[str, str], Any] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, kind: str, sha256: str, make: Callable[[], Any]) -> Any:
+        key = (kind, sha256)
+        if key in self._d:
+            self._d.move_to_end(key)
+            self.hits += 1
+            return self._d[key]
+        self.misses += 1
+        value = self._d[key] = make()
+        while len(self._d) > self.size:
+            self._d.popitem(last=False)
+        return value
+
+
 Part = TextPart | ImagePart | VideoPart
 
 

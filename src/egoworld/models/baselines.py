@@ -13,12 +13,13 @@ from typing import Any
 from egoworld.benchmarks.folder import Benchmark
 from egoworld.common.hashing import seeded_rng, sha256_json
 from egoworld.models.base import Generation, Model, ModelError, Request
+from egoworld.scoring.extract import letters_for
 
 DEFAULT_INT_RANGE = (0, 20)
 
 
 def _letter(i: int) -> str:
-    return chr(ord("A") + i)
+    return letters_for(i + 1)[i]
 
 
 class RandomModel(Model):

@@ -16,10 +16,19 @@ import hashlib
 import io
 import threading
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from egoworld.models.base import Generation, ImagePart, Model, ModelError, Request, TextPart
+from egoworld.models.base import (
+    EncodedMediaCache,
+    Generation,
+    ImagePart,
+    Model,
+    ModelError,
+    Request,
+    TextPart,
+)
 
 #: processor classes to use when ``AutoProcessor`` returns only a tokenizer (it does for folders whose
 #: ``processor_config.json`` is missing)
@@ -136,6 +145,7 @@ class HFModel(Model):
         self._thread: threading.Thread | None = None
         self._closed = False
         self.batches: list[int] = []  # sizes of the batches run (for tests and diagnostics)
+        self.media_cache = EncodedMediaCache()  # one decoded picture per image, not one per request
 
     def identity(self) -> dict[str, Any]:
         return {
@@ -233,8 +243,6 @@ class HFModel(Model):
 
     def conversation(self, request: Request) -> tuple[list[dict[str, Any]], list[Any]]:
         """Chat-template messages and the PIL images they refer to, in order."""
-        from PIL import Image
-
         messages, images = [], []
         for m in request.messages:
             content: list[dict[str, Any]] = []
@@ -243,7 +251,7 @@ class HFModel(Model):
                     if part.label:
                         content.append({"type": "text", "text": f"{part.label}:"})
                     content.append({"type": "image"})
-                    images.append(Image.open(io.BytesIO(part.load())).convert("RGB"))
+                    images.append(self.media_cache.get("rgb", part.sha256, partial(_decode, part)))
                 elif isinstance(part, TextPart):
                     content.append({"type": "text", "text": part.text})
             messages.append({"role": m.role, "content": content})
@@ -298,6 +306,12 @@ class HFModel(Model):
             await asyncio.to_thread(thread.join)
         self._thread = None
         self._closed = False
+
+
+def _decode(part: ImagePart) -> Any:
+    from PIL import Image
+
+    return Image.open(io.BytesIO(part.load())).convert("RGB")
 
 
 def _set_result(future: asyncio.Future, value: Any) -> None:

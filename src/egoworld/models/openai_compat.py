@@ -17,6 +17,7 @@ import httpx
 
 from egoworld.common.hashing import seeded_rng
 from egoworld.models.base import (
+    EncodedMediaCache,
     Generation,
     ImagePart,
     Message,
@@ -84,6 +85,7 @@ class OpenAICompatModel(Model):
         self.max_backoff = max_backoff
         self.concurrency = concurrency
         self._client: httpx.AsyncClient | None = None
+        self.media_cache = EncodedMediaCache()  # one data URL per image, not one per request
 
     def identity(self) -> dict[str, Any]:
         ident: dict[str, Any] = {"backend": self.backend, "model": self.model, "generation": self.generation}
@@ -118,7 +120,7 @@ class OpenAICompatModel(Model):
     def payload(self, request: Request) -> dict[str, Any]:
         return {
             "model": self.model,
-            "messages": [encode_message(m) for m in request.messages],
+            "messages": [encode_message(m, self.media_cache) for m in request.messages],
             "stream": False,
             **self.generation,
             **self.extra_body,
@@ -200,7 +202,7 @@ def _content_text(content: Any) -> str:
     return str(content)
 
 
-def encode_message(message: Message) -> dict[str, Any]:
+def encode_message(message: Message, cache: EncodedMediaCache | None = None) -> dict[str, Any]:
     """OpenAI chat format; an image's (or video's) label goes as a text part just before it. Videos go as
     ``video_url`` parts, which vLLM and SGLang accept (use `--setting frames --video-part` only with those)."""
     if all(isinstance(p, TextPart) for p in message.content):
@@ -210,7 +212,8 @@ def encode_message(message: Message) -> dict[str, Any]:
         if isinstance(p, ImagePart):
             if p.label:
                 parts.append({"type": "text", "text": f"{p.label}:"})
-            parts.append({"type": "image_url", "image_url": {"url": p.data_url()}})
+            url = cache.get("data_url", p.sha256, p.data_url) if cache is not None else p.data_url()
+            parts.append({"type": "image_url", "image_url": {"url": url}})
         elif isinstance(p, VideoPart):  # vLLM / SGLang extension of the chat format
             if p.label:
                 parts.append({"type": "text", "text": f"{p.label}:"})

@@ -14,6 +14,7 @@ from egoworld.benchmarks.registry import plugin_for
 from egoworld.common.files import InputFileError, iter_jsonl, read_json, write_json, write_text
 from egoworld.report import html, plots, tables
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE
+from egoworld.scoring.extract import letters_for
 from egoworld.scoring.score import SCORES_JSON, SCORES_JSONL, score_run
 
 
@@ -41,7 +42,9 @@ def _sample_records(run_dir: Path, summary: dict[str, Any], manifest: dict[str, 
             s = bench.sample(row["sample"])
             question = s.question
             if s.choices:
-                question += "\n" + "\n".join(f"{chr(65 + i)}) {c}" for i, c in enumerate(s.choices))
+                question += "\n" + "\n".join(
+                    f"{ch}) {c}" for ch, c in zip(letters_for(len(s.choices)), s.choices, strict=True)
+                )
             gold = (
                 ", ".join(s.choices[i] for i in s.correct_indices) if s.answer_type == "choice" else s.answer
             )

@@ -10,10 +10,7 @@ from collections.abc import Sequence
 
 from egoworld.benchmarks.schema import Sample
 from egoworld.runner.permutations import Permutation
-
-
-def letters(n: int) -> list[str]:
-    return [chr(ord("A") + i) for i in range(n)]
+from egoworld.scoring.extract import letters_for as letters  # the one letter helper
 
 
 def letter_instruction(n: int) -> str:
