@@ -255,3 +255,24 @@ def test_selection_pulls_in_steps_a_trajectory_needs(tmp_path):
     s = run_benchmark(_cfg(bench.root, tmp_path / "r", tasks=["visible"], limit=2, history="pred"))
     assert s.planned == 4 and s.ok == 4
     assert load_benchmark(bench.root).sample("a0-s1").trajectory.depends_on == ("a0-s0",)
+
+
+def test_epochs_are_separate_requests_averaged_per_question(tmp_path):
+    bench = balanced_mc_bench(tmp_path / "b", n_mc=40, n_int=0)
+    out = tmp_path / "r"
+    s = run_benchmark(_cfg(bench.root, out, model="random", epochs=3))
+    assert s.planned == s.ok == 120
+    with sqlite3.connect(out / "responses.sqlite") as db:
+        assert db.execute("SELECT COUNT(DISTINCT key) FROM responses").fetchone()[0] == 120
+        per_sample = db.execute(
+            "SELECT sample_id, COUNT(DISTINCT raw) FROM responses GROUP BY sample_id"
+        ).fetchall()
+    assert any(n > 1 for _, n in per_sample)  # epochs draw independently
+    scores = score_run(out)
+    assert scores["n"] == 40 and scores["rows"] == 120
+    rows = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    by_sample: dict[str, list[float]] = {}
+    for r in rows:
+        by_sample.setdefault(r["sample"], []).append(r["score"])
+    expected = sum(sum(v) / len(v) for v in by_sample.values()) / len(by_sample) * 100
+    assert scores["tasks"]["MC"]["accuracy"] == pytest.approx(expected)
