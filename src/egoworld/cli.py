@@ -35,6 +35,7 @@ EXTENSIONS = (
     "egoworld.benchmarks.beyond3d.cli",
     "egoworld.benchmarks.vsi_wild.cli",
     "egoworld.benchmarks.explore.cli",
+    "egoworld.interchange.cli",
 )
 
 console = Console(stderr=True)
@@ -314,17 +315,28 @@ def score(
             help="Judge for free-form answers (EXPLORE): lexical | openai:<model>[,base_url=URL,…]."
         ),
     ] = None,
+    scoring: Annotated[
+        str,
+        typer.Option(help="egoworld (our extractor) | official (the official harness's per-sample rules)."),
+    ] = "egoworld",
 ) -> None:
-    """Score a run offline: writes scores.jsonl (one row per question × order × epoch) and scores.json."""
+    """Score a run offline: writes scores.jsonl (one row per question × order × epoch) and scores.json.
+    A run imported from another harness's log also gets reference_score per row and reference_agreement.
+
+    Example: egoworld score runs/qwen --scoring official"""
     from egoworld.common.files import InputFileError
-    from egoworld.report.tables import summary_line
+    from egoworld.report.tables import reference_line, summary_line
     from egoworld.scoring.score import score_run
 
     try:
-        summary = score_run(run_dir, bench_dir=bench, options={"judge": judge} if judge else None)
+        summary = score_run(
+            run_dir, bench_dir=bench, options={"judge": judge} if judge else None, scoring=scoring
+        )
     except (InputFileError, ValueError, FileNotFoundError) as exc:
         _fail(exc)
     print(summary_line(summary))
+    if (agreement := summary.get("reference_agreement")) is not None:
+        print(reference_line(agreement))
 
 
 @app.command("report")

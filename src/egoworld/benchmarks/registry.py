@@ -36,6 +36,8 @@ class BenchmarkPlugin:
     #: extra report sections (analyses): ``f(summaries, run_dirs, labels, out_dir) -> list[ReportSection]``
     #: for this benchmark's runs (scores.json summaries, run folders, row labels); plots go in ``out_dir/plots``
     report_sections: Any = None
+    #: the official harness's aggregates beside ours: ``f(bench, scores.jsonl rows) -> dict`` (scores.json "official")
+    official_aggregates: Any = None
 
 
 _CACHE: dict[str, BenchmarkPlugin] = {}

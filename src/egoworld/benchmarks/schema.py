@@ -5,6 +5,8 @@ A sample carries every form the three benchmarks need:
 * ``answer_type="choice"``: ``choices`` (2 or more option texts, no letters) and ``answer`` = the index of the
   correct option, or a list of indices when several are acceptable;
 * ``answer_type="integer"`` / ``"number"``: ``answer`` is the number (scored with MRA by default);
+* ``answer_type="time_point"``: ``answer`` is a `TimePointAnswer` (acceptable time + image point candidates
+  and the tolerances): Beyond3D's open steps 2/3 in the older release format;
 * ``answer_type="free"``: ``answer`` is a reference (e.g. an EXPLORE final-scene annotation), scored by the
   benchmark's own scorer;
 * ``media``: nothing (text only), a video clip (path, start/end), frames of that video (indices or times, with
@@ -18,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-AnswerType = Literal["choice", "integer", "number", "free"]
+AnswerType = Literal["choice", "integer", "number", "free", "time_point"]
 
 
 def _bad(field: str, reason: str) -> ValueError:
@@ -90,11 +92,32 @@ class Media(_Strict):
 
 
 class Trajectory(_Strict):
-    """Position of a sample in a multi-step trajectory; ``depends_on`` lists ids of earlier steps."""
+    """Position of a sample in a multi-step trajectory; ``depends_on`` lists ids of earlier steps.
+    ``label`` is the producer's step id when it is not a plain number (Beyond3D's "5a", "5b", "5c")."""
 
     id: str
     step: int = Field(ge=0)
+    label: str | None = None
     depends_on: tuple[str, ...] = ()
+
+
+class TimePointCandidate(_Strict):
+    """One acceptable (time, normalised image point) answer; x/y are None in time-only scoring."""
+
+    time_s: float
+    x: float | None = None
+    y: float | None = None
+    source: str | None = None
+
+
+class TimePointAnswer(_Strict):
+    """A time + point answer: correct when, for some candidate, the time error is within
+    ``time_tolerance_s`` and (unless ``time_only``) the L-infinity point error within ``point_tolerance``."""
+
+    candidates: tuple[TimePointCandidate, ...] = Field(min_length=1)
+    time_tolerance_s: float = Field(ge=0)
+    point_tolerance: float = Field(ge=0)
+    time_only: bool = False
 
 
 class Sample(_Strict):
@@ -152,6 +175,14 @@ class Sample(_Strict):
                 raise _bad("answer", f"an integer answer must be whole, got {a!r}")
         elif kind == "free" and a is None:
             raise _bad("answer", "a free-form answer needs a reference (text or annotation)")
+        elif kind == "time_point":
+            try:
+                TimePointAnswer.model_validate(a)
+            except ValueError as exc:
+                raise _bad(
+                    "answer",
+                    f"a time_point answer is {{candidates, time_tolerance_s, point_tolerance}}: {exc}",
+                ) from exc
         return self
 
     @property

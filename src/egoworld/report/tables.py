@@ -135,6 +135,17 @@ def to_csv(table: Table) -> str:
     return buf.getvalue()
 
 
+def reference_line(agreement: dict[str, Any]) -> str:
+    """The agreement of our scores with an imported log's own verdicts."""
+    if not agreement["rows"]:
+        return "reference_agreement: no answered row has a reference verdict"
+    line = f"reference_agreement {agreement['share']:.1f}% ({agreement['agree']}/{agreement['rows']} rows)"
+    if agreement["disagreeing"]:
+        shown = ", ".join(agreement["disagreeing"][:5]) + (" …" if len(agreement["disagreeing"]) > 5 else "")
+        line += f"; disagreeing: {shown}"
+    return line
+
+
 def summary_line(summary: dict[str, Any]) -> str:
     """One console line: Overall and each task's metric."""
     parts = [f"Overall {fmt(summary['overall'], summary['overall_sem'])} (n={summary['n']})"]

@@ -175,6 +175,9 @@ class _Runner:
         if s.answer_type == "free":
             self.answers[item.id] = None
             return
+        if s.answer_type == "time_point":  # shown back as the model wrote it
+            self.answers[item.id] = raw.strip().splitlines()[0] if raw.strip() else None  # type: ignore[assignment]
+            return
         ex = extract_answer(raw, s.answer_type, choices)
         value = ex.value
         if value is not None and s.answer_type == "choice" and item.perm is not None:

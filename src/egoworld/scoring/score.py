@@ -19,8 +19,8 @@ import numpy as np
 
 from egoworld.benchmarks.folder import Benchmark, load_benchmark
 from egoworld.benchmarks.registry import plugin_for
-from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, read_json, write_json, write_jsonl
+from egoworld.benchmarks.schema import Sample, TimePointAnswer
+from egoworld.common.files import InputFileError, iter_jsonl, read_json, write_json, write_jsonl
 from egoworld.metrics.mra import mra_linear, mra_staircase
 from egoworld.metrics.shuffle import shuffle_stats
 from egoworld.metrics.stats import cluster_bootstrap_ci, mean_sem
@@ -29,8 +29,13 @@ from egoworld.runner.permutations import all_orders, order_index, parse_mode, pe
 from egoworld.runner.run import plan_items, select_samples
 from egoworld.runner.store import ResponseRow, ResponseStore
 from egoworld.scoring.extract import extract_answer
+from egoworld.scoring.official import official_score
+from egoworld.scoring.timepoint import parse_time_point, parsed_ok, score_time_point
 
 SCORES_JSONL = "scores.jsonl"
+REFERENCE_JSONL = "reference.jsonl"
+#: egoworld's extractor and metrics, or the official harness's per-sample rules
+SCORINGS = ("egoworld", "official")
 SCORES_JSON = "scores.json"
 
 
@@ -63,7 +68,13 @@ class _TaskAcc:
 
 
 def score_row(
-    sample: Sample, perm_id: str, epoch: int, resp: ResponseRow | None, metric: str
+    sample: Sample,
+    perm_id: str,
+    epoch: int,
+    resp: ResponseRow | None,
+    metric: str,
+    *,
+    scoring: str = "egoworld",
 ) -> dict[str, Any]:
     """One ``scores.jsonl`` row."""
     from egoworld.runner.permutations import parse_permutation_id
@@ -84,6 +95,20 @@ def score_row(
     if resp is None or resp.status != "ok":
         row["error"] = None if resp is None else resp.error
         return row
+    if scoring == "official":
+        choices = tuple(sample.choices[i] for i in perm) if (sample.choices and perm) else sample.choices
+        result = official_score(sample, resp.raw or "", choices)
+        value = result.value
+        if value is not None and sample.answer_type == "choice":
+            row["pred_position"] = int(value)
+            value = perm[int(value)] if perm else int(value)
+        score = result.score
+        if sample.answer_type == "choice":
+            score = 1.0 if value is not None and int(value) in sample.correct_indices else 0.0
+        row.update(parsed=result.parsed, pred=value, rule=result.rule, score=score)
+        return row
+    if sample.answer_type == "time_point":
+        return _time_point_row(row, sample, resp.raw or "")
     choices = tuple(sample.choices[i] for i in perm) if (sample.choices and perm) else sample.choices
     ex = extract_answer(resp.raw or "", sample.answer_type, choices)
     value = ex.value
@@ -96,6 +121,51 @@ def score_row(
     return row
 
 
+def _time_point_row(row: dict[str, Any], sample: Sample, raw: str) -> dict[str, Any]:
+    """Score a time + point reply (`egoworld.scoring.timepoint`)."""
+    ans = TimePointAnswer.model_validate(sample.answer)
+    tp = parse_time_point(raw)
+    result = score_time_point(tp, ans)
+    row.update(
+        parsed=parsed_ok(tp, ans.time_only),
+        pred=[tp.time_s, tp.x, tp.y],
+        rule="time_point",
+        score=result.score,
+        time_error_s=result.time_error_s,
+        point_error=result.point_error,
+    )
+    return row
+
+
+def read_reference(run_dir: Path) -> dict[str, dict[str, Any]] | None:
+    """The other harness's own verdicts of an imported run (``reference.jsonl``), by sample id."""
+    path = run_dir / REFERENCE_JSONL
+    if not path.is_file():
+        return None
+    return {row["sample"]: row for _, row in iter_jsonl(path)}
+
+
+def reference_agreement(rows: list[dict[str, Any]], reference: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Adds ``reference_score`` to each row; the share of answered rows where both scores agree."""
+    compared, disagree = 0, []
+    for row in rows:
+        ref = reference.get(row["sample"])
+        if ref is None:
+            continue
+        row["reference_score"] = ref.get("reference_score")
+        if row["score"] is None or ref.get("reference_score") is None:
+            continue
+        compared += 1
+        if abs(float(row["score"]) - float(ref["reference_score"])) > 1e-9:
+            disagree.append(row["sample"])
+    return {
+        "rows": compared,
+        "agree": compared - len(disagree),
+        "share": round(100.0 * (compared - len(disagree)) / compared, 6) if compared else None,
+        "disagreeing": disagree,
+    }
+
+
 def _pct(x: float) -> float:
     return round(100.0 * x, 6)
 
@@ -106,12 +176,16 @@ def score_run(
     bench_dir: str | Path | None = None,
     write: bool = True,
     options: dict[str, Any] | None = None,
+    scoring: str = "egoworld",
 ) -> dict[str, Any]:
     """Score ``run_dir``; writes ``scores.jsonl`` / ``scores.json`` there and returns the summary.
 
     A benchmark with free-form tasks whose plug-in has a ``score_run`` hook is scored by that hook;
-    ``options`` (e.g. ``{"judge": "lexical"}``) are passed to it.
+    ``options`` (e.g. ``{"judge": "lexical"}``) are passed to it. ``scoring="official"`` applies the
+    official harness's per-sample rules (`egoworld.scoring.official`) instead of ours.
     """
+    if scoring not in SCORINGS:
+        raise ValueError(f"--scoring {scoring!r}: expected one of {', '.join(SCORINGS)}")
     run_dir = Path(run_dir)
     manifest = read_json(run_dir / RUN_MANIFEST)
     bench = load_benchmark(bench_dir or manifest["benchmark_path"])
@@ -131,6 +205,9 @@ def score_run(
         )
     cfg = manifest["config"]
     samples = select_samples(bench, cfg["tasks"], cfg["limit"], cfg["per_task"])
+    if cfg.get("sample_ids") is not None:  # an imported run covers the questions its log holds
+        keep = set(cfg["sample_ids"])
+        samples = [s for s in samples if s.id in keep]
     mode = parse_mode(str(cfg["permutations"]))
     items = plan_items(samples, mode, cfg["seed"], cfg["epochs"], "none")
     with ResponseStore(run_dir / STORE_FILE, readonly=True) as store:
@@ -143,7 +220,7 @@ def score_run(
         pid = permutation_id(it.perm)
         resp = planned.get((s.id, pid, it.epoch))
         metric = bench.manifest.tasks[s.task].metric
-        row = score_row(s, pid, it.epoch, resp, metric)
+        row = score_row(s, pid, it.epoch, resp, metric, scoring=scoring)
         rows.append(row)
         a = acc[s.task]
         if row["status"] == "error":
@@ -162,6 +239,13 @@ def score_run(
                     row.get("pred_position", -1),
                 )
     summary = summarise(bench, acc, matrices, mode, manifest)
+    if scoring != "egoworld":
+        summary["scoring"] = scoring
+    reference = read_reference(run_dir)
+    if reference is not None:
+        summary["reference_agreement"] = reference_agreement(rows, reference)
+    if plugin.official_aggregates is not None:
+        summary["official"] = plugin.official_aggregates(bench, rows)
     if write:
         write_jsonl(run_dir / SCORES_JSONL, rows)
         write_json(run_dir / SCORES_JSON, summary)

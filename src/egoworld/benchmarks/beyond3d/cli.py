@@ -174,9 +174,63 @@ def demo_cmd(
         _fail(exc)
 
 
+def import_qa_cmd(
+    file: Annotated[
+        Path, typer.Argument(help="A release file: vqa_baseline.jsonl or vqa_temporal_cues.jsonl.")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Benchmark folder to write (manifest.json + samples.jsonl).")
+    ],
+    videos: Annotated[
+        Path | None,
+        typer.Option(
+            "--videos",
+            help="Folder of the release's preprocessed videos (<video_id>.mp4); linked as OUT/videos.",
+        ),
+    ] = None,
+    time_tolerance: Annotated[
+        float, typer.Option(help="Open steps 2/3: time tolerance in seconds (official launcher: 3.0).")
+    ] = 3.0,
+    point_tolerance: Annotated[
+        float,
+        typer.Option(help="Open steps 2/3: L-infinity tolerance of the normalised point (official: 0.2)."),
+    ] = 0.2,
+    time_only: Annotated[
+        bool, typer.Option(help="Open steps 2/3: score the time only (OOS_STEP23_EVAL_MODE=time_only).")
+    ] = False,
+    video_size: Annotated[
+        str,
+        typer.Option(help="WxH of the preprocessed videos, for the red anchor marker (official: 448x448)."),
+    ] = "448x448",
+) -> None:
+    """Import the official Beyond3D release records: each unskipped trajectory step (or single question)
+    becomes a sample with its official id; choice steps keep correct_idx / acceptable_idxs; the older
+    open time + point steps 2/3 are scored with the tolerances given. Without --videos the benchmark runs
+    text-only (the official `without_video` setting).
+
+    Example: egoworld import beyond3d-qa vqa_baseline.jsonl --videos BEYOND3D/videos --out b3d-release
+    """
+    from egoworld.benchmarks.beyond3d.release import ReleaseSettings, import_beyond3d_qa
+
+    try:
+        w, _, h = video_size.lower().partition("x")
+        if not (w.isdigit() and h.isdigit()):
+            raise ValueError(f"--video-size {video_size!r}: expected WxH, e.g. 448x448")
+        settings = ReleaseSettings(
+            time_tolerance_s=time_tolerance, point_tolerance=point_tolerance, time_only=time_only,
+            video_size=(int(w), int(h)),
+        )  # fmt: skip
+        bench = import_beyond3d_qa(file, out, videos=videos, settings=settings)
+    except _errors() as exc:
+        _fail(exc)
+    counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
+    typer.echo(f"wrote {out}: {len(bench.samples)} questions ({counts})")
+
+
 def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    """Add ``build beyond3d`` and ``beyond3d {audit, cues, synth}``."""
+    """Add ``build beyond3d``, ``import beyond3d-qa`` and ``beyond3d {audit, cues, synth}``."""
     build_app.command("beyond3d")(build_cmd)
+    import_app.command("beyond3d-qa")(import_qa_cmd)
     group = typer.Typer(
         help="Beyond3D: audit visibility tracks, temporal-cues variant, synthetic kitchens.",
         no_args_is_help=True,

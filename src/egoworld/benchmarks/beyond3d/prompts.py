@@ -22,13 +22,24 @@ from egoworld.benchmarks.beyond3d import (
 from egoworld.benchmarks.beyond3d.timechoices import time_token
 from egoworld.benchmarks.schema import Sample
 from egoworld.geometry.directions import CLOCK_RANGE_LABELS, DISTANCE_LABELS, QUADRANT_NAMES
+from egoworld.runner.permutations import Permutation
 from egoworld.runner.prompts import PromptBuilder, letters
+from egoworld.scoring import timepoint
 
+#: the official harness's system prompt (``oos_videoqa_multi_turn.yaml``), the same in every setting
 SYSTEM = (
     "You are a helpful assistant trained to answer spatial and visual questions based on egocentric videos. "
+    "The videos are captured from a first-person perspective and may contain various objects and interactions. "
     "Use the video to answer the question. The video is sampled at 1 frame per second."
 )
 INSTRUCTION = "Select the best option and output only its letter."
+#: the official instruction of the open time + point steps 2/3 (two spaces before "The x" are the official's)
+TIME_POINT_INSTRUCTION = (
+    "Estimate the requested event time and its image location at that point. "
+    "Output exactly one line in this format: <TIME HH:MM:SS.s video 1>; Point=(<x>, <y>).  "
+    "The x and y coordinates must be normalized to the range [0, 1]. "
+    "Example format: <TIME 00:00:12.3 video 1>; Point=(0.45, 0.62)"
+)
 VISIBILITY_CHOICES = ("No", "Yes")
 #: Table 3 order of the object–camera directions
 QUADRANT_ORDER = ("FR", "BR", "FL", "BL")
@@ -74,7 +85,8 @@ def cue_text(kind: str, obj: str, intervals: Sequence[Sequence[float]]) -> str:
 
 
 class Beyond3DPromptBuilder(PromptBuilder):
-    """System line, optional cue, ``Question: …``, ``Options:`` with ``A. …`` lines, the instruction."""
+    """The official layout (``oos_doc_to_text``): system prompt, blank line, optional cue, ``Question: …``,
+    ``Options:`` with ``A. …`` lines and the instruction — or the time + point instruction for open steps."""
 
     def question_text(self, sample: Sample, choices: Sequence[str] | None) -> str:
         parts = [SYSTEM, ""]
@@ -86,4 +98,18 @@ class Beyond3DPromptBuilder(PromptBuilder):
             parts.append("Options:")
             parts += [f"{ch}. {text}" for ch, text in zip(letters(len(choices)), choices, strict=True)]
             parts.append(INSTRUCTION)
+        elif sample.answer_type == "time_point":
+            parts.append(TIME_POINT_INSTRUCTION)
         return "\n".join(parts)
+
+    def gold_reply(self, sample: Sample, perm: Permutation | None) -> str | None:
+        if sample.answer_type == "time_point":
+            return timepoint.gold_reply(sample)
+        return super().gold_reply(sample, perm)
+
+    def answer_text(self, sample: Sample, value: int | float | None) -> str:
+        if sample.answer_type == "time_point":  # gold: the answer itself; pred: the model's reply text
+            if value is None:
+                return "(no answer)"
+            return value if isinstance(value, str) else timepoint.gold_reply(sample)
+        return super().answer_text(sample, value)

@@ -1,0 +1,50 @@
+"""Commands of the interchange package: ``import lmms-eval``. Heavy imports stay inside the functions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def import_lmms_eval_cmd(
+    log: Annotated[
+        Path, typer.Argument(help="An lmms-eval --log_samples JSONL file (oos_videoqa or vsi_super_wild).")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Folder for bench/ (unless --bench) and run/.")],
+    bench: Annotated[
+        Path | None,
+        typer.Option(
+            "--bench", help="Attach the replies to this benchmark folder instead of building OUT/bench."
+        ),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Model name for the run (default: the log's folder name).")
+    ] = None,
+) -> None:
+    """Import a colleague's lmms-eval run: OUT/bench is built from the question docs the log embeds
+    (Beyond3D oos_videoqa, VSI-Super-Wild vsi_super_wild), OUT/run holds each logged reply as a response
+    and the log's own verdict (run/reference.jsonl). Then `egoworld score OUT/run` scores the replies with
+    egoworld's rules, keeps the log's verdict as reference_score and prints the agreement.
+
+    Example: egoworld import lmms-eval logs/qwen3.6_27b/without_video.jsonl --out imported/qwen-text
+    """
+    from egoworld.cli import _fail
+    from egoworld.common.files import InputFileError
+    from egoworld.interchange.lmms_eval_log import import_lmms_eval_log
+
+    try:
+        result = import_lmms_eval_log(log, out, bench=bench, model=model)
+    except (InputFileError, ValueError, FileNotFoundError) as exc:
+        _fail(exc)
+    where = "" if bench is not None else f"{out / 'bench'} and "
+    typer.echo(
+        f"wrote {where}{result.run}: {result.lines} logged {result.kind} replies of {result.model}; "
+        f"score them with `egoworld score {result.run}`"
+    )
+
+
+def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
+    """Add ``import lmms-eval``."""
+    import_app.command("lmms-eval")(import_lmms_eval_cmd)

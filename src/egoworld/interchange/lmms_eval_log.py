@@ -1,0 +1,247 @@
+"""Import an lmms-eval ``--log_samples`` file: a benchmark folder and a run folder holding the logged replies.
+
+Supported tasks: Beyond3D ``oos_videoqa`` (Beyond3D-bench/vlm-evaluation; each line's ``oos_score`` holds
+the whole question doc and the harness's verdict) and ``vsi_super_wild`` (THUSI-Lab/VSI-Super-Wild; the
+line's ``doc`` holds the question, its metric key the verdict). Each line becomes one ``ok`` response row
+keyed like a request of `egoworld run` (the logged prompt is kept as the request); the log's own verdict
+goes to ``run/reference.jsonl``, which `egoworld score` compares with its own score
+(``reference_score`` per row, ``reference_agreement`` in ``scores.json``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from egoworld import __version__
+from egoworld.benchmarks.folder import Benchmark, load_benchmark, save_benchmark
+from egoworld.benchmarks.schema import Sample
+from egoworld.common.files import InputFileError, iter_jsonl, write_json, write_jsonl
+from egoworld.common.hashing import sha256_file
+from egoworld.models.base import Message, TextPart
+from egoworld.runner.config import RUN_MANIFEST, STORE_FILE
+from egoworld.runner.keys import request_key
+from egoworld.runner.permutations import permutation_id
+from egoworld.runner.run import plan_items
+from egoworld.runner.store import ResponseStore
+
+REFERENCE_FILE = "reference.jsonl"
+BEYOND3D, VSI_WILD = "beyond3d", "vsi_wild"
+_VSI_METRICS = ("vmr_accuracy", "vpo_accuracy", "voo_accuracy", "voc_mra")
+
+
+@dataclass
+class LogLine:
+    """One logged question: its doc, the prompt, the reply and the harness's verdict."""
+
+    lineno: int
+    kind: str
+    doc: dict[str, Any]
+    sample_id: str
+    prompt: str | None
+    reply: str
+    reference: dict[str, Any] = field(default_factory=dict)
+
+
+def _reply(line: dict[str, Any], where: str) -> str:
+    """``filtered_resps`` (a string, or lmms-eval's list of them), else ``resps``."""
+    value = line.get("filtered_resps", line.get("resps"))
+    while isinstance(value, list) and value:
+        value = value[0]
+    if value is None or isinstance(value, list):
+        raise InputFileError(f"{where}: field 'filtered_resps': no reply logged")
+    return str(value)
+
+
+def parse_line(line: Any, where: str) -> LogLine:
+    """Recognise the task of one log line and pull out doc, prompt, reply and verdict."""
+    if not isinstance(line, dict):
+        raise InputFileError(f"{where}: a log line is a JSON object")
+    lineno = int(where.rsplit("line ", 1)[-1]) if "line " in where else 0
+    prompt = line.get("input") if isinstance(line.get("input"), str) else None
+    if isinstance(line.get("oos_score"), dict):
+        doc = dict(line["oos_score"])
+        if doc.get("id") in (None, ""):
+            raise InputFileError(f"{where}: field 'oos_score.id': the official question id is missing")
+        ref = {
+            "score": doc.get("accuracy"),
+            "parsed": doc.get("parsed"),
+            "scorable": doc.get("scorable"),
+            "pred": doc.get("pred_idx") if doc.get("choices") else doc.get("pred_time_sec"),
+        }
+        return LogLine(lineno, BEYOND3D, doc, str(doc["id"]), prompt, _reply(line, where), ref)
+    metric = next((m for m in _VSI_METRICS if m in line), None)
+    if metric is not None or (isinstance(line.get("overall"), dict) and "task_type" in line["overall"]):
+        doc = line.get("doc")
+        if not isinstance(doc, dict):
+            raise InputFileError(
+                f"{where}: field 'doc': this VSI-Super-Wild line does not embed its question doc; pass "
+                "--bench with the imported official questions (egoworld import vsi-wild-qa)"
+            )
+        score = line[metric] if metric else line["overall"].get("score")
+        ref = {"score": score, "metric": metric or "overall"}
+        sid = doc.get("doc_id")
+        if sid in (None, ""):
+            raise InputFileError(f"{where}: field 'doc.doc_id': the official question id is missing")
+        return LogLine(lineno, VSI_WILD, doc, str(sid), prompt, _reply(line, where), ref)
+    raise InputFileError(
+        f"{where}: not a Beyond3D (oos_score) or VSI-Super-Wild (vmr/vpo/voo_accuracy, voc_mra) log line; "
+        "pass a --log_samples file of one of those tasks"
+    )
+
+
+def read_log(path: str | Path) -> list[LogLine]:
+    path = Path(path)
+    lines = [parse_line(row, f"{path}, line {n}") for n, row in iter_jsonl(path)]
+    if not lines:
+        raise InputFileError(f"{path}: no logged samples")
+    kinds = {ln.kind for ln in lines}
+    if len(kinds) > 1:
+        raise InputFileError(f"{path}: mixes tasks {sorted(kinds)}; import one task's log at a time")
+    seen: dict[str, int] = {}
+    for ln in lines:
+        if ln.sample_id in seen:
+            raise InputFileError(
+                f"{path}, line {ln.lineno}: question {ln.sample_id!r} was already logged on line "
+                f"{seen[ln.sample_id]}; import one pass (repeats of lmms-eval --repeats are not supported)"
+            )
+        seen[ln.sample_id] = ln.lineno
+    return lines
+
+
+def _bench_from_docs(lines: list[LogLine], out: Path, log: Path) -> Benchmark:
+    """A benchmark folder from the docs the log embeds (text only: the log names no local videos)."""
+    source = {"file": log.name, "sha256": sha256_file(log), "origin": "lmms-eval --log_samples"}
+    if lines[0].kind == BEYOND3D:
+        from egoworld.benchmarks.beyond3d import BENCHMARK_NAME
+        from egoworld.benchmarks.beyond3d.release import ReleaseSettings, docs_to_samples, task_infos
+
+        docs = [ln.doc | {"_where": f"{log}, line {ln.lineno}"} for ln in lines]
+        samples = docs_to_samples(docs, ReleaseSettings())
+        tol = sorted(
+            {(d.get("time_tolerance_sec"), d.get("coord_tolerance_norm")) for d in docs} - {(None, None)}
+        )
+        builder: dict[str, Any] = {"importer": "lmms-eval", "task": "oos_videoqa"}
+        if tol:
+            builder["logged_tolerances"] = [{"time_tolerance_s": t, "point_tolerance": p} for t, p in tol]
+        return save_benchmark(
+            out, name=BENCHMARK_NAME, tasks=task_infos(samples), samples=samples, builder=builder,
+            source=source, description="Beyond3D questions embedded in an lmms-eval log",
+        )  # fmt: skip
+    from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME as VSI_NAME
+    from egoworld.benchmarks.vsi_wild import TASK_ORDER
+    from egoworld.benchmarks.vsi_wild.importer import TASKS, row_to_sample
+
+    samples = [row_to_sample(ln.doc, f"{log}, line {ln.lineno}") for ln in lines]
+    present = [t for t in TASK_ORDER if any(s.task == t for s in samples)]
+    return save_benchmark(
+        out, name=VSI_NAME, tasks={t: TASKS[t] for t in present}, samples=samples,
+        builder={"importer": "lmms-eval", "task": "vsi_super_wild"}, source=source,
+        description="VSI-Super-Wild questions embedded in an lmms-eval log",
+    )  # fmt: skip
+
+
+def _setting_of(log: Path) -> dict[str, Any]:
+    """What the log's file name says about its inputs (the official Beyond3D runs name them)."""
+    stem = log.stem.lower()
+    if re.search(r"without_video|text_only|no_video", stem):
+        return {"setting": "text", "source": "lmms-eval log"}
+    if "video" in stem:
+        return {"setting": "video", "source": "lmms-eval log"}
+    return {"setting": "as logged", "source": "lmms-eval log"}
+
+
+@dataclass
+class ImportResult:
+    bench: Benchmark
+    run: Path
+    lines: int
+    kind: str
+    model: str
+
+
+def import_lmms_eval_log(
+    log: str | Path, out: str | Path, *, bench: str | Path | None = None, model: str | None = None
+) -> ImportResult:
+    """Write ``out/bench`` (unless ``bench`` is given) and ``out/run`` from one ``--log_samples`` file."""
+    log, out = Path(log), Path(out)
+    lines = read_log(log)
+    if bench is None:
+        b = _bench_from_docs(lines, out / "bench", log)
+    else:
+        b = load_benchmark(bench)
+        unknown = [ln for ln in lines if ln.sample_id not in {s.id for s in b.samples}]
+        if unknown:
+            raise InputFileError(
+                f"{log}, line {unknown[0].lineno}: question {unknown[0].sample_id!r} is not in {b.root} "
+                f"({len(unknown)} logged questions are not); pass the benchmark these questions come from"
+            )
+    name = model or (log.parent.name if log.parent.name not in ("", ".") else log.stem)
+    run = out / "run"
+    _write_run(run, b, lines, log, name)
+    return ImportResult(bench=b, run=run, lines=len(lines), kind=lines[0].kind, model=name)
+
+
+def _write_run(run: Path, bench: Benchmark, lines: list[LogLine], log: Path, name: str) -> None:
+    if (run / STORE_FILE).exists():
+        raise InputFileError(f"{run}: holds a run already; import into a new --out folder")
+    by_id = {ln.sample_id: ln for ln in lines}
+    samples: list[Sample] = [s for s in bench.samples if s.id in by_id]
+    identity = {"backend": "lmms-eval-log", "model": name, "log": log.name}
+    inputs = _setting_of(log)
+    settings = sorted(
+        {
+            (ln.doc.get("time_tolerance_sec"), ln.doc.get("coord_tolerance_norm"))
+            for ln in lines
+            if "time_tolerance_sec" in ln.doc
+        }
+    )
+    manifest: dict[str, Any] = {
+        "egoworld_version": __version__,
+        "benchmark": bench.name,
+        "benchmark_path": str(Path(bench.root).resolve()),
+        "benchmark_hash": bench.hash,
+        "model": identity,
+        "model_spec": f"lmms-eval-log:{name}",
+        "inputs": inputs,
+        "permutations": "none",
+        "seed": 0,
+        "epochs": 1,
+        "history": "none",
+        "selection": {"tasks": None, "limit": None, "per_task": None, "sample_ids": len(samples)},
+        "executor": "import",
+        "config": {"tasks": None, "limit": None, "per_task": None, "permutations": "none", "seed": 0,
+                   "epochs": 1, "sample_ids": [s.id for s in samples]},
+        "imported_from": {"file": log.name, "sha256": sha256_file(log), "format": "lmms-eval --log_samples",
+                          "lines": len(lines)},
+        "status": "complete",
+    }  # fmt: skip
+    if settings:
+        manifest["logged_scoring"] = [{"time_tolerance_s": t, "point_tolerance": p} for t, p in settings]
+    run.mkdir(parents=True, exist_ok=True)
+    with ResponseStore(run / STORE_FILE) as store, store.transaction():
+        for item in plan_items(samples, "none", 0, 1, "none"):
+            ln = by_id[item.sample.id]
+            pid = permutation_id(item.perm)
+            messages = (Message(role="user", content=(TextPart(ln.prompt or ""),)),)
+            key = request_key(
+                model=identity,
+                messages=messages,
+                sample_id=ln.sample_id,
+                permutation=pid,
+                epoch=0,
+                inputs=inputs,
+            )
+            store.put_request(key, {"messages": [m.describe() for m in messages], "log_line": ln.lineno})
+            store.put(key=key, sample_id=ln.sample_id, permutation=pid, epoch=0, status="ok", raw=ln.reply)
+            store.plan(ln.sample_id, pid, 0, key)
+        counts = {"planned": len(samples), "ok": len(samples), "error": 0, "rows": len(samples)}
+    manifest["counts"] = counts
+    write_json(run / RUN_MANIFEST, manifest)
+    write_jsonl(
+        run / REFERENCE_FILE,
+        ({"sample": ln.sample_id, "line": ln.lineno, **{f"reference_{k}": v for k, v in ln.reference.items()}}
+         for ln in lines),
+    )  # fmt: skip
