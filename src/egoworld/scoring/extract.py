@@ -25,7 +25,8 @@ Choice rules (letters are only those of the presented choices, e.g. A-D for four
 Number rules: number_whole / integer_word (the whole reply is a number in digits / in words),
 number_final, number_explicit ("answer is N", "total ... is N", "count: N", "N in total", "so N"),
 refusal, number_stated ("there are N", "I count N"; only if all such statements agree), number_last
-(the last number, i.e. the last one of the last line that has one). With integer=True a non-integral
+(the last number, i.e. the last one of the last line that has one). A number that is one end of a hedge
+or range ("2 or 3", "7-9", "5 to 6") is unparsed, as a hedged letter is. With integer=True a non-integral
 or negative result is unparsed (no rounding); "4.0" is 4. With integer=False the value is a float.
 Both: when nothing parses outside the reasoning blocks, reasoning_answer takes the last explicit
 answer statement ("answer is X", "final answer: X", \\boxed{X}, "total is N") inside them.
@@ -401,6 +402,16 @@ def _last(pats: Sequence[re.Pattern[str]], text: str) -> list[re.Match[str]]:
     return sorted((m for p in pats for m in p.finditer(text)), key=lambda m: m.start("num"))
 
 
+_HEDGE_AFTER = re.compile(r"\s*(?:-|–|—|to|or)\s*-?\d", re.I)
+_HEDGE_BEFORE = re.compile(r"\d\s*(?:-|–|—|to|or)\s*\Z", re.I)
+
+
+def _hedged(text: str, m: re.Match[str], group: str | int = "num") -> bool:
+    """The number is one end of a hedge or a range ("2 or 3", "7-9", "5 to 6"): not one answer."""
+    start, end = m.span(group)
+    return bool(_HEDGE_AFTER.match(text, end) or _HEDGE_BEFORE.search(text[max(0, start - 12) : start]))
+
+
 def _number(raw: str, integer: bool, rule: str) -> Extraction:
     value = float(raw.replace(",", ""))
     if not integer:
@@ -417,14 +428,20 @@ def extract_number(text: str, *, integer: bool = True) -> Extraction:
         return _number(m["num"], integer, "number_whole" if re.search(r"\d", clean) else "integer_word")
     for rule, pats in (("number_final", _NUM_FINAL), ("number_explicit", _NUM_EXPLICIT)):
         if found := _last(pats, spelled):
-            return _number(found[-1]["num"], integer, rule)
+            return _UNPARSED if _hedged(spelled, found[-1]) else _number(found[-1]["num"], integer, rule)
     if _REFUSAL.search(spelled):
         return _UNPARSED
     stated = _last(_NUM_STATED, spelled)
     if stated and len({float(m["num"].replace(",", "")) for m in stated}) == 1:
+        if _hedged(spelled, stated[-1]):
+            return _UNPARSED
         return _number(stated[-1]["num"], integer, "number_stated")
     if found := list(_NUM_RE.finditer(spelled)):
-        return _number(found[-1].group(), integer, "number_last")
+        return (
+            _UNPARSED
+            if _hedged(spelled, found[-1], 0)
+            else _number(found[-1].group(), integer, "number_last")
+        )
     inner = _last((*_NUM_FINAL, *_NUM_EXPLICIT), _spell_out(_clean(thoughts)))
     return _number(inner[-1]["num"], integer, "reasoning_answer") if inner else _UNPARSED
 

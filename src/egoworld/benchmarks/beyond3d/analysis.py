@@ -82,7 +82,7 @@ def load_run(run_dir: str | Path, label: str, summary: dict) -> RunData:
         if row.get("score") is None:
             continue
         per[row["sample"]].append(float(row["score"]))
-        if row.get("pred") is not None:
+        if isinstance(row.get("pred"), int | float):  # choice indices (a time + point reply is a list)
             preds[row["sample"]].append(int(row["pred"]))
     scores = {sid: float(np.mean(v)) for sid, v in per.items()}
     samples = {s.id: s for s in bench.samples}
@@ -99,7 +99,8 @@ def chance_by_task(samples: Sequence[Sample]) -> dict[str, float]:
     """Expected accuracy (percent) of a uniform guess over the built choices, per task."""
     per: dict[str, list[float]] = defaultdict(list)
     for s in samples:
-        per[s.task].append(len(s.correct_indices) / len(s.choices or (1,)))
+        if s.answer_type == "choice":  # open time + point steps have no chance level
+            per[s.task].append(len(s.correct_indices) / len(s.choices or (1,)))
     return {t: 100.0 * float(np.mean(v)) for t, v in per.items()}
 
 

@@ -17,9 +17,20 @@ def _sections(
     from egoworld.benchmarks.beyond3d.analysis import report_sections
     from egoworld.benchmarks.beyond3d.official import official_section
 
-    sections = report_sections(summaries, run_dirs, labels, out)
+    built = [i for i, d in enumerate(run_dirs) if not _imported(d)]  # the analyses need built metadata
+    pick = lambda xs: [xs[i] for i in built]  # noqa: E731
+    sections = report_sections(pick(summaries), pick(run_dirs), pick(labels), out) if built else []
     official = official_section(summaries, labels)
     return [*sections, official] if official is not None else sections
+
+
+def _imported(run_dir: Path) -> bool:
+    """A run over official records (release or lmms-eval import), which lack the builder's metadata."""
+    from egoworld.common.files import read_json
+
+    manifest = read_json(Path(run_dir) / "run.json")
+    bench = read_json(Path(manifest["benchmark_path"]) / "manifest.json")
+    return bench.get("builder", {}).get("importer") in ("beyond3d-qa", "lmms-eval")
 
 
 def _official(bench: Benchmark, rows: Sequence[dict]) -> dict:
