@@ -121,8 +121,10 @@ class FisheyeCamera(_Camera):
     """Fisheye camera: equidistant projection ``r = f·θ`` with optional odd radial terms and a valid circle.
 
     ``θ`` is the angle from the optical axis; the image radius is ``r = f·(θ + k0·θ³ + k1·θ⁵ + …)`` — with
-    ``radial=()`` the pure equidistant model, with six terms the radial part of Project Aria's
-    FISHEYE624 model (its small tangential and thin-prism terms are not modelled). Pixels farther than
+    ``radial=()`` the pure equidistant model. With six radial terms, ``tangential = (p0, p1)`` and
+    ``thin_prism = (s0, s1, s2, s3)`` it is Project Aria's full FISHEYE624 model: on the radially
+    distorted normalised point ``u`` (``|u| = θ_d``, ``r² = |u|²``) it adds ``2(u·p)·u + r²·p`` and
+    ``(s0·r² + s1·r⁴, s2·r² + s3·r⁴)`` before the focal length and principal point. Pixels farther than
     ``valid_radius`` from ``valid_center`` (default: the image centre) lie outside the lens' circle.
     """
 
@@ -132,6 +134,8 @@ class FisheyeCamera(_Camera):
     cx: float
     cy: float
     radial: tuple[float, ...] = Field(default=(), max_length=6)
+    tangential: tuple[float, float] = (0.0, 0.0)
+    thin_prism: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     valid_radius: float | None = Field(default=None, gt=0, description="radius of the image circle, px")
     valid_center: tuple[float, float] | None = Field(default=None, description="default: image centre")
     max_angle_deg: float = Field(default=90.0, gt=0, le=180, description="largest θ that projects")
@@ -180,10 +184,35 @@ class FisheyeCamera(_Camera):
         ok = (theta <= math.radians(self.max_angle_deg)) & ((rho > 0) | (z > 0))
         r = self._distort(theta)
         safe = np.where(rho > 0, rho, 1.0)
-        ux = np.where(rho > 0, x / safe, 0.0)
-        uy = np.where(rho > 0, y / safe, 0.0)
-        uv = np.stack([self.fx * r * ux + self.cx, self.fy * r * uy + self.cy], axis=-1)
+        mx, my = self._tangential_prism(
+            r * np.where(rho > 0, x / safe, 0.0), r * np.where(rho > 0, y / safe, 0.0)
+        )
+        uv = np.stack([self.fx * mx + self.cx, self.fy * my + self.cy], axis=-1)
         return np.where(ok[..., None], uv, np.nan), ok
+
+    @property
+    def _has_tangential_prism(self) -> bool:
+        return any(self.tangential) or any(self.thin_prism)
+
+    def _tangential_prism(self, ux: F64, uy: F64) -> tuple[F64, F64]:
+        """FISHEYE624's tangential and thin-prism terms on radially distorted normalised coordinates."""
+        if not self._has_tangential_prism:
+            return ux, uy
+        p0, p1 = self.tangential
+        s0, s1, s2, s3 = self.thin_prism
+        r2 = ux * ux + uy * uy
+        t = 2.0 * (ux * p0 + uy * p1)
+        return ux + t * ux + r2 * p0 + s0 * r2 + s1 * r2 * r2, uy + t * uy + r2 * p1 + s2 * r2 + s3 * r2 * r2
+
+    def _undo_tangential_prism(self, mx: F64, my: F64) -> tuple[F64, F64]:
+        """Invert `_tangential_prism` by fixed-point iteration (the terms are small: it contracts fast)."""
+        if not self._has_tangential_prism:
+            return mx, my
+        ux, uy = mx.copy(), my.copy()
+        for _ in range(30):
+            dx, dy = self._tangential_prism(ux, uy)
+            ux, uy = ux - (dx - mx), uy - (dy - my)
+        return ux, uy
 
     def in_image(self, uv: ArrayLike) -> BoolArr:
         inside = super().in_image(uv)
@@ -196,8 +225,7 @@ class FisheyeCamera(_Camera):
 
     def unproject(self, uv: ArrayLike, distance: ArrayLike | None = None) -> F64:
         q = np.asarray(uv, dtype=np.float64)
-        mx = (q[..., 0] - self.cx) / self.fx
-        my = (q[..., 1] - self.cy) / self.fy
+        mx, my = self._undo_tangential_prism((q[..., 0] - self.cx) / self.fx, (q[..., 1] - self.cy) / self.fy)
         rd = np.hypot(mx, my)
         theta = rd.copy()
         if self.radial:  # Newton's method on r(θ) = rd, started from the equidistant solution

@@ -3,8 +3,9 @@
 The paper names counter surfaces by neutral landmarks ("counter area between the fridge and the hob")
 and uses fixture categories otherwise. A fixture may carry its own label in ``meta["area_label"]``;
 counters without one are named automatically from the two nearest non-counter landmarks (made unique
-within the kitchen). Counter placements ask "which counter area" (3–6 areas of the same kitchen);
-other placements ask "which fixture type" (5 types of the same kitchen).
+within the kitchen). Counter placements ask "which counter area" with 3 or 5 options, as the official
+release does (5 when the kitchen has 5 or more areas, else 3; 2 in a kitchen with only 2); other
+placements ask "which fixture type" (5 types of the same kitchen).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ IGNORED = frozenset({"floor", "wall", "ceiling"})
 #: fixture types that name counter areas only when no other landmark is near (they are everywhere)
 WEAK_LANDMARKS = frozenset({"cupboard", "drawer", "shelf", "hook", "storage"})
 TYPE_NAMES = {"fridgefreezer": "fridge-freezer", "top_microwave": "top of the microwave"}
-MAX_COUNTER_OPTIONS = 6
+#: option counts of the official counter-area questions
+COUNTER_OPTION_COUNTS = (3, 5)
 FIXTURE_TYPE_OPTIONS = 5
 
 
@@ -113,6 +115,13 @@ def nearest_fixture(fixtures: Sequence[Fixture], position: np.ndarray) -> Fixtur
     return best
 
 
+def counter_option_count(areas: int) -> int:
+    """Options of a counter-area question in a kitchen with ``areas`` counter areas: the largest official
+    count (3 or 5) that fits, or all areas when fewer than 3."""
+    fitting = [n for n in COUNTER_OPTION_COUNTS if n <= areas]
+    return max(fitting) if fitting else areas
+
+
 def fixture_options(
     fixtures: Sequence[Fixture], gold: Fixture, rng: random.Random, labels: dict[str, str] | None = None
 ) -> tuple[str, list[str], list[str], int] | None:
@@ -123,7 +132,8 @@ def fixture_options(
         others = sorted(cid for cid in labels if cid != gold.id)
         if others:
             rng.shuffle(others)
-            ids = [gold.id, *others[: MAX_COUNTER_OPTIONS - 1]]
+            n = counter_option_count(len(others) + 1)
+            ids = [gold.id, *others[: n - 1]]
             return "counter", [labels[i] for i in ids], ids, 0
     kinds = sorted({f.type for f in fixtures if f.type not in IGNORED} - {gold.type})
     if not kinds:

@@ -1,7 +1,7 @@
 """HD-EPIC intermediate data (Project Aria): the RGB camera model and per-frame camera poses.
 
-* ``device_calibration.json`` → `FisheyeCamera` for ``camera-rgb`` (FISHEYE624: focal, principal point
-  and the six radial terms; the valid-circle radius; ``max_solid_angle`` as the largest ray angle) and
+* ``device_calibration.json`` → `FisheyeCamera` for ``camera-rgb`` (the full FISHEYE624 model: focal,
+  principal point, six radial, two tangential and four thin-prism terms; the valid-circle radius; ``max_solid_angle`` as the largest ray angle) and
   its ``T_device_camera``.
 * ``framewise_info.jsonl`` → `PoseTrack` of ``world_from_camera = T_world_device · T_device_camera`` at
   ``t = frame_index / fps``; frames without a SLAM pose (``T_world_device`` null) are skipped.
@@ -59,6 +59,8 @@ def load_rgb_camera(path: str | Path, label: str = "camera-rgb") -> tuple[Fishey
         cx=cx,
         cy=cy,
         radial=tuple(params[3:9]),
+        tangential=(params[9], params[10]),
+        thin_prism=(params[11], params[12], params[13], params[14]),
         valid_radius=cam.get("valid_radius"),
         max_angle_deg=math.degrees(angle) if angle else 90.0,
     )
