@@ -222,7 +222,7 @@ def _num(v: Any) -> bool:
 
 
 def _media(doc: dict[str, Any], task: str, settings: ReleaseSettings, where: str) -> Media:
-    """The video up to the query time + 1 s (official prefix) and, for marked questions, the last frame
+    """The video up to the query-time frame (the official prefix) and, for marked questions, that frame
     with the red anchor marker at the official pixel."""
     if not settings.videos:
         return Media()
@@ -230,7 +230,8 @@ def _media(doc: dict[str, Any], task: str, settings: ReleaseSettings, where: str
     query = doc.get("query_time_sec")
     if not _num(query) or query < 0:
         raise InputFileError(f"{_where(where, 'query_time_sec')}: {query!r} is not a time in seconds")
-    video = VideoInput(path=f"{VIDEOS_DIR}/{Path(str(path)).name}", start_s=0.0, end_s=float(query) + 1.0)
+    # the official prefix is ffmpeg ``-t query+1`` (end exclusive): the frames up to the query-time one
+    video = VideoInput(path=f"{VIDEOS_DIR}/{Path(str(path)).name}", start_s=0.0, end_s=float(query))
     frames: tuple[FrameInput, ...] = ()
     xy = (doc.get("answer_metadata") or {}).get("object_y_normalized_projected_pixel")
     if (
