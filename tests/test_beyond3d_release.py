@@ -141,3 +141,52 @@ def test_cli_with_videos_gives_prefix_clip_and_anchor_marker(data_dir: Path, tmp
             assert s.media.frames == ()
     assert marked >= 2
     assert (tmp_path / "b" / "videos").is_symlink()
+
+
+def test_gold_history_uses_the_official_conversation_layout(tmp_path: Path) -> None:
+    from egoworld.benchmarks.beyond3d.prompts import SYSTEM, TIME_POINT_INSTRUCTION
+    from egoworld.runner.config import RunConfig
+    from egoworld.runner.run import run_benchmark
+
+    from openai_test_server import FakeOpenAIServer
+
+    meta = {"sampled_last_visible_time_sec": 20.0, "normalized_projected_pixel": [0.31744, 0.79091]}
+    steps = [
+        {"step": "1", "step_question_class": "oos_step1_visibility", "question": "Is the cup visible?",
+         "choices": ["No", "Yes"], "correct_idx": 0},
+        {"step": "2", "step_question_class": "oos_step2_last_visible", "question": "When was it last visible?",
+         "depends_on_steps": ["1"], "answer_metadata": meta},
+        {"step": "4", "step_question_class": "oos_step4_fixture", "question": "Which fixture?",
+         "choices": ["hob", "sink"], "correct_idx": 1, "depends_on_steps": ["1", "2"]},
+    ]  # fmt: skip
+    rec = {
+        "trajectory_id": "t",
+        "video_id": "P01-1",
+        "mode": "multi_turn",
+        "object_a_name": "cup",
+        "steps": steps,
+    }
+    f = tmp_path / "r.jsonl"
+    f.write_text(json.dumps(rec) + "\n")
+    import_beyond3d_qa(f, tmp_path / "b")
+    prompts: list[str] = []
+    with FakeOpenAIServer(reply=lambda p: prompts.append(p) or "A") as srv:
+        cfg = RunConfig(bench=tmp_path / "b", model="openai:fake-vlm-1", out=tmp_path / "run",
+                        model_args={"base_url": srv.base_url}, history="gold", progress=False)  # fmt: skip
+        assert run_benchmark(cfg).ok == 3
+    want = "\n\n".join(
+        [
+            SYSTEM,
+            "Conversation history:",
+            "USER: Is the cup visible?\nOptions:\nA. No\nB. Yes",
+            "ASSISTANT: No",
+            "USER: When was it last visible?",
+            "ASSISTANT: cup was last visible at <TIME 00:00:20.0 video 1>, at normalized image coordinates "
+            "(x=0.3174, y=0.7909), where x and y are in [0, 1].",
+            "Question: Which fixture?\nOptions:\nA. hob\nB. sink\nSelect the best option and output only its letter.",
+        ]
+    )
+    assert want in prompts
+    assert (
+        f"{SYSTEM}\n\nQuestion: When was it last visible?\n{TIME_POINT_INSTRUCTION}" not in prompts
+    )  # has history

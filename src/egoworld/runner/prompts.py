@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from egoworld.benchmarks.schema import Sample
+from egoworld.runner.history import history_block
 from egoworld.runner.permutations import Permutation
 from egoworld.scoring.extract import letters_for as letters  # the one letter helper
 
@@ -55,6 +56,10 @@ class PromptBuilder:
         if sample.answer_type == "number":
             return f"{float(sample.answer):g}"
         return sample.answer if isinstance(sample.answer, str) else None
+
+    def with_history(self, text: str, steps: Sequence[tuple[Sample, str]]) -> str:
+        """The prompt with earlier trajectory steps and their answers (``--history gold|pred``)."""
+        return history_block(steps) + text
 
     def answer_text(self, sample: Sample, value: int | float | None) -> str:
         """How an answer is written back into a trajectory history (option text, not a letter)."""

@@ -26,7 +26,7 @@ from egoworld.models.base import Message, Model, Request, TextPart
 from egoworld.models.spec import ModelContext, create_model
 from egoworld.runner.call import call_and_store
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE, RunConfig, check_resumable, config_dict
-from egoworld.runner.history import HISTORY_MODES, history_block
+from egoworld.runner.history import HISTORY_MODES
 from egoworld.runner.inputs import InputSettings, MediaInputs, check_media, open_inputs
 from egoworld.runner.keys import request_key
 from egoworld.runner.permutations import Permutation, orders_for, parse_mode, permutation_id
@@ -145,7 +145,7 @@ class _Runner:
                 else:
                     value = self.answers.get(next(d for d in item.deps if d[0] == dep_id))
                 steps.append((dep, prompt.answer_text(dep, value)))
-            text = history_block(steps) + text
+            text = prompt.with_history(text, steps)
         parts = [*self.inputs.parts(self.bench, s), TextPart(text)]
         messages = (Message(role="user", content=tuple(parts)),)
         pid = permutation_id(item.perm)

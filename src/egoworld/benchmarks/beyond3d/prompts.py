@@ -7,6 +7,7 @@ variant) is put before the question as "Temporal cue: …".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from egoworld.benchmarks.beyond3d import (
@@ -84,6 +85,25 @@ def cue_text(kind: str, obj: str, intervals: Sequence[Sequence[float]]) -> str:
     return f"Temporal cue: {head} Focus on these intervals when tracking the object."
 
 
+_TOKEN_POINT = re.compile(
+    r"(<TIME\s+\d{2}:\d{2}:\d{2}(?:\.\d+)?\s+video\s+\d+>)\s*;\s*Point=\(\s*([-+]?\d*\.?\d+)\s*,\s*([-+]?\d*\.?\d+)\s*\)",
+    re.I,
+)
+
+
+def _time_point_sentence(sample: Sample, reply: str) -> str:
+    """ "<object> was last visible at <TIME …>, at normalized image coordinates (x=…, y=…), …" (official)."""
+    m = _TOKEN_POINT.search(reply)
+    if not m:
+        return reply
+    obj = str((sample.metadata.get("official") or {}).get("object_a_name") or "the object")
+    verb = "was last visible at" if sample.task == LAST_VISIBLE else "stopped moving at"
+    return (
+        f"{obj} {verb} {m.group(1)}, at normalized image coordinates (x={m.group(2)}, y={m.group(3)}), "
+        "where x and y are in [0, 1]."
+    )
+
+
 class Beyond3DPromptBuilder(PromptBuilder):
     """The official layout (``oos_doc_to_text``): system prompt, blank line, optional cue, ``Question: …``,
     ``Options:`` with ``A. …`` lines and the instruction — or the time + point instruction for open steps."""
@@ -108,8 +128,26 @@ class Beyond3DPromptBuilder(PromptBuilder):
         return super().gold_reply(sample, perm)
 
     def answer_text(self, sample: Sample, value: int | float | None) -> str:
+        """As the official ``_history_answer_from_step``: the option text, or a sentence for time + point."""
         if sample.answer_type == "time_point":  # gold: the answer itself; pred: the model's reply text
             if value is None:
                 return "(no answer)"
-            return value if isinstance(value, str) else timepoint.gold_reply(sample)
+            reply = value if isinstance(value, str) else timepoint.gold_reply(sample)
+            return _time_point_sentence(sample, reply)
         return super().answer_text(sample, value)
+
+    def with_history(self, text: str, steps: Sequence[tuple[Sample, str]]) -> str:
+        """The official ``oos_doc_to_text`` with history: after the system prompt, "Conversation history:"
+        and a ``USER:`` (question and options) / ``ASSISTANT:`` (answer) pair per earlier step."""
+        if not steps or not text.startswith(SYSTEM + "\n\n"):
+            return super().with_history(text, steps)
+        blocks = [SYSTEM, "Conversation history:"]
+        for dep, answer in steps:
+            question = dep.question
+            if dep.choices:
+                options = "\n".join(
+                    f"{ch}. {c}" for ch, c in zip(letters(len(dep.choices)), dep.choices, strict=True)
+                )
+                question = f"{question}\nOptions:\n{options}"
+            blocks += [f"USER: {question}", f"ASSISTANT: {answer}"]
+        return "\n\n".join(blocks) + text[len(SYSTEM) :]
