@@ -147,7 +147,6 @@ def test_gold_history_uses_the_official_conversation_layout(tmp_path: Path) -> N
     from egoworld.benchmarks.beyond3d.prompts import SYSTEM, TIME_POINT_INSTRUCTION
     from egoworld.runner.config import RunConfig
     from egoworld.runner.run import run_benchmark
-
     from openai_test_server import FakeOpenAIServer
 
     meta = {"sampled_last_visible_time_sec": 20.0, "normalized_projected_pixel": [0.31744, 0.79091]}
