@@ -189,3 +189,19 @@ def test_gold_history_uses_the_official_conversation_layout(tmp_path: Path) -> N
     assert (
         f"{SYSTEM}\n\nQuestion: When was it last visible?\n{TIME_POINT_INSTRUCTION}" not in prompts
     )  # has history
+
+
+def test_baselines_answer_time_point_steps(data_dir: Path, tmp_path: Path) -> None:
+    from egoworld.runner.config import RunConfig
+    from egoworld.runner.run import run_benchmark
+    from egoworld.scoring.score import score_run
+
+    _, lines = log_lines(data_dir)[3]
+    import_beyond3d_qa(write_release(tmp_path / "rel.jsonl", lines), tmp_path / "b")
+    for model in ("oracle", "random", "prior"):
+        cfg = RunConfig(bench=tmp_path / "b", model=model, out=tmp_path / model, progress=False)
+        assert run_benchmark(cfg).errors == 0
+        summary = score_run(tmp_path / model)
+        assert summary["complete"] and summary["parse_rate"] == 100.0
+        if model == "oracle":
+            assert summary["overall"] == 100.0 and summary["official"]["trajectory_success_rate"] == 100.0

@@ -64,7 +64,7 @@ def answer_key(sample: Sample) -> str:
         return "/".join(letters_for(max(sample.correct_indices) + 1)[i] for i in sample.correct_indices)
     if sample.answer_type in ("integer", "number"):
         return str(sample.answer)
-    return "free"
+    return "time_point" if sample.answer_type == "time_point" else "free"
 
 
 def save_benchmark(

@@ -168,6 +168,8 @@ def import_lmms_eval_log(
     """Write ``out/bench`` (unless ``bench`` is given) and ``out/run`` from one ``--log_samples`` file."""
     log, out = Path(log), Path(out)
     lines = read_log(log)
+    if (out / "run" / STORE_FILE).exists():
+        raise InputFileError(f"{out / 'run'}: holds a run already; import into a new --out folder")
     if bench is None:
         b = _bench_from_docs(lines, out / "bench", log)
     else:

@@ -22,6 +22,22 @@ def _letter(i: int) -> str:
     return letters_for(i + 1)[i]
 
 
+def _time_point_text(t: float, x: float, y: float) -> str:
+    from egoworld.scoring.timepoint import time_token
+
+    return f"{time_token(t)}; Point=({x:.4f}, {y:.4f})"
+
+
+def _query_time(sample: Any) -> float:
+    """The query time of a Beyond3D sample (its clip end, or the official record's), else the latest candidate."""
+    if sample.media.video is not None and sample.media.video.end_s is not None:
+        return float(sample.media.video.end_s)
+    q = (sample.metadata.get("official") or {}).get("query_time_sec")
+    if isinstance(q, int | float):
+        return float(q)
+    return max(c["time_s"] for c in sample.answer["candidates"])
+
+
 class RandomModel(Model):
     """Uniform over the presented choices; integers uniform in ``int_range`` (inclusive, default 0–20).
 
@@ -53,6 +69,9 @@ class RandomModel(Model):
             return Generation(text=str(rng.randint(*self.int_range)))
         if s.answer_type == "number":
             return Generation(text=f"{rng.uniform(*self.int_range):.2f}")
+        if s.answer_type == "time_point":  # a time up to the query time, a point anywhere in the image
+            end = _query_time(s)
+            return Generation(text=_time_point_text(rng.uniform(0.0, end), rng.random(), rng.random()))
         raise ModelError("the random baseline cannot write free-form answers", retryable=False)
 
 
@@ -93,6 +112,7 @@ class PriorModel(Model):
         texts: dict[str, Counter[str]] = {}
         positions: dict[str, Counter[int]] = {}
         numbers: dict[str, list[float]] = {}
+        points: dict[str, list[tuple[float, float, float]]] = {}
         for s in split.samples:
             if s.answer_type == "choice":
                 for i in s.correct_indices:
@@ -100,7 +120,16 @@ class PriorModel(Model):
                     positions.setdefault(s.task, Counter())[i] += 1
             elif s.answer_type in ("integer", "number"):
                 numbers.setdefault(s.task, []).append(float(s.answer))
+            elif s.answer_type == "time_point":
+                first = s.answer["candidates"][0]
+                points.setdefault(s.task, []).append(
+                    (first["time_s"], first.get("x", 0.5), first.get("y", 0.5))
+                )
         table: dict[str, dict[str, Any]] = {}
+        for task, triples in points.items():  # the median time and point of the first candidates
+            table[task] = {
+                "time_point": [statistics.median_low(sorted(v)) for v in zip(*triples, strict=True)]
+            }
         for task, counter in texts.items():
             # ties broken by the text / position itself so the fit is deterministic
             text = min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]
@@ -142,4 +171,6 @@ class PriorModel(Model):
             return Generation(text=str(round(entry["number"])))
         if s.answer_type == "number":
             return Generation(text=f"{entry['number']:g}")
+        if s.answer_type == "time_point":
+            return Generation(text=_time_point_text(*entry["time_point"]))
         raise ModelError("the prior baseline cannot write free-form answers", retryable=False)
