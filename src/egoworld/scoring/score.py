@@ -196,6 +196,8 @@ def score_run(
         )
     plugin = plugin_for(bench.name)
     if plugin.score_run is not None and any(t.answer_type == "free" for t in bench.manifest.tasks.values()):
+        if scoring != "egoworld":
+            raise ValueError(f"--scoring {scoring}: {bench.name} is scored by its own judge-based scorer")
         return plugin.score_run(
             run_dir, bench=bench, manifest=manifest, options=dict(options or {}), write=write
         )
