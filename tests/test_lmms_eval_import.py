@@ -181,6 +181,17 @@ def test_vsi_super_wild_log_rescored_officially(data_dir: Path, tmp_path: Path) 
     assert set(ours["reference_agreement"]["disagreeing"]) >= {voc[0]["doc_id"], voc[2]["doc_id"]}
 
 
+def test_older_json_logs_are_read(data_dir: Path, tmp_path: Path) -> None:
+    log = _logs(data_dir)[4]
+    lines = [json.loads(x) for x in log.open()]
+    old = tmp_path / "qwen" / "20250101_samples_oos_videoqa.json"
+    old.parent.mkdir()
+    old.write_text(json.dumps({"logs": lines}, indent=1))
+    res = import_lmms_eval_log(old, tmp_path / "o")
+    assert res.lines == len(lines) and res.model == "qwen"
+    assert score_run(res.run)["reference_agreement"]["share"] == 100.0
+
+
 def test_unknown_or_broken_lines_are_named(tmp_path: Path) -> None:
     log = tmp_path / "x.jsonl"
     log.write_text(json.dumps({"doc_id": 0, "filtered_resps": ["A"], "exact_match": 1.0}) + "\n")

@@ -18,7 +18,7 @@ from typing import Any
 from egoworld import __version__
 from egoworld.benchmarks.folder import Benchmark, load_benchmark, save_benchmark
 from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, iter_jsonl, write_json, write_jsonl
+from egoworld.common.files import InputFileError, iter_jsonl, read_json, write_json, write_jsonl
 from egoworld.common.hashing import sha256_file
 from egoworld.models.base import Message, TextPart
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE
@@ -59,7 +59,8 @@ def parse_line(line: Any, where: str) -> LogLine:
     """Recognise the task of one log line and pull out doc, prompt, reply and verdict."""
     if not isinstance(line, dict):
         raise InputFileError(f"{where}: a log line is a JSON object")
-    lineno = int(where.rsplit("line ", 1)[-1]) if "line " in where else 0
+    tail = where.rsplit(" ", 1)[-1]
+    lineno = int(tail) if tail.isdigit() else 0
     prompt = line.get("input") if isinstance(line.get("input"), str) else None
     if isinstance(line.get("oos_score"), dict):
         doc = dict(line["oos_score"])
@@ -92,9 +93,21 @@ def parse_line(line: Any, where: str) -> LogLine:
     )
 
 
+def _rows(path: Path) -> list[tuple[int, Any]]:
+    """JSONL (lmms-eval ≥ 0.2), or the older ``*_samples_<task>.json`` holding ``{"logs": [...]}``."""
+    if path.suffix == ".json":
+        doc = read_json(path)
+        logs = doc.get("logs") if isinstance(doc, dict) else doc
+        if not isinstance(logs, list):
+            raise InputFileError(f"{path}: field 'logs': expected the list of logged samples")
+        return list(enumerate(logs, start=1))
+    return list(iter_jsonl(path))
+
+
 def read_log(path: str | Path) -> list[LogLine]:
     path = Path(path)
-    lines = [parse_line(row, f"{path}, line {n}") for n, row in iter_jsonl(path)]
+    where = "entry" if path.suffix == ".json" else "line"
+    lines = [parse_line(row, f"{path}, {where} {n}") for n, row in _rows(path)]
     if not lines:
         raise InputFileError(f"{path}: no logged samples")
     kinds = {ln.kind for ln in lines}
