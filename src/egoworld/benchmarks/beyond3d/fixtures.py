@@ -3,14 +3,16 @@
 The paper names counter surfaces by neutral landmarks ("counter area between the fridge and the hob")
 and uses fixture categories otherwise. A fixture may carry its own label in ``meta["area_label"]``;
 counters without one are named automatically from the two nearest non-counter landmarks (made unique
-within the kitchen). Counter placements ask "which counter area" with 3 or 5 options, as the official
-release does (5 when the kitchen has 5 or more areas, else 3; 2 in a kitchen with only 2); other
-placements ask "which fixture type" (5 types of the same kitchen).
+within the kitchen). Counter placements ask "which counter area": counters told apart only by an
+ordinal form one area, as in the official release, and a question shows 3 or 5 areas as the official one
+does (5 when the kitchen has 5 or more areas, else 3; 2 in a kitchen with only 2); other placements ask
+"which fixture type" (5 types of the same kitchen).
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -24,6 +26,7 @@ IGNORED = frozenset({"floor", "wall", "ceiling"})
 #: fixture types that name counter areas only when no other landmark is near (they are everywhere)
 WEAK_LANDMARKS = frozenset({"cupboard", "drawer", "shelf", "hook", "storage"})
 TYPE_NAMES = {"fridgefreezer": "fridge-freezer", "top_microwave": "top of the microwave"}
+_ORDINAL = re.compile(r" \((?:first|second|third|fourth|fifth|#\d+)\)$")
 #: option counts of the official counter-area questions
 COUNTER_OPTION_COUNTS = (3, 5)
 FIXTURE_TYPE_OPTIONS = 5
@@ -115,6 +118,13 @@ def nearest_fixture(fixtures: Sequence[Fixture], position: np.ndarray) -> Fixtur
     return best
 
 
+def area_name(label: str) -> str:
+    """The counter area a counter belongs to: its label without the ordinal that tells apart counters of
+    one area ("counter area next to the sink (second)" → "counter area next to the sink"), as the official
+    release names areas (several counter fixtures share one area)."""
+    return _ORDINAL.sub("", label)
+
+
 def counter_option_count(areas: int) -> int:
     """Options of a counter-area question in a kitchen with ``areas`` counter areas: the largest official
     count (3 or 5) that fits, or all areas when fewer than 3."""
@@ -129,12 +139,13 @@ def fixture_options(
     None when the kitchen offers fewer than 2 options. ``labels``: precomputed `counter_area_labels`."""
     if is_counter(gold):
         labels = labels if labels else counter_area_labels(fixtures)
-        others = sorted(cid for cid in labels if cid != gold.id)
+        area = {cid: area_name(lab) for cid, lab in labels.items()}
+        others = sorted(set(area.values()) - {area[gold.id]})
         if others:
             rng.shuffle(others)
-            n = counter_option_count(len(others) + 1)
-            ids = [gold.id, *others[: n - 1]]
-            return "counter", [labels[i] for i in ids], ids, 0
+            chosen = others[: counter_option_count(len(others) + 1) - 1]
+            ids = [gold.id, *(min(c for c in area if area[c] == name) for name in chosen)]
+            return "counter", [area[gold.id], *chosen], ids, 0
     kinds = sorted({f.type for f in fixtures if f.type not in IGNORED} - {gold.type})
     if not kinds:
         return None
