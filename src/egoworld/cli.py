@@ -35,6 +35,8 @@ EXTENSIONS = (
     "egoworld.benchmarks.beyond3d.cli",
     "egoworld.benchmarks.vsi_wild.cli",
     "egoworld.benchmarks.explore.cli",
+    "egoworld.interchange.export_cli",
+    "egoworld.runner.cli",  # after the packages whose run commands it extends (--config, --from)
 )
 
 console = Console(stderr=True)

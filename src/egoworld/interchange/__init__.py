@@ -1,0 +1,1 @@
+"""Interchange with other tools' formats: imports and exports at egoworld's edges."""
