@@ -73,6 +73,7 @@ def export_inspect(
         ChatMessageUser,
         ContentImage,
         ContentText,
+        ContentVideo,
         ModelOutput,
     )
     from inspect_ai.scorer import Score
@@ -113,9 +114,11 @@ def export_inspect(
                     text = prompt.question_text(s, choices)
                 if s.id not in media_cache:
                     media_cache[s.id] = [
-                        ContentImage(image=p.data_url())
+                        ContentVideo(video=p.data_url(), format="mp4")
+                        if isinstance(p, VideoPart)
+                        else ContentImage(image=p.data_url())
                         for p in inputs.parts(bench, s)
-                        if isinstance(p, ImagePart | VideoPart) and isinstance(p, ImagePart)
+                        if isinstance(p, ImagePart | VideoPart)
                     ]
                 content = [*media_cache[s.id], ContentText(text=text)]
                 user = ChatMessageUser(content=content if media_cache[s.id] else text)
