@@ -120,3 +120,38 @@ def test_lmms_eval_round_trip_matches_egoworld_run(tmp_path):
     assert len(lmms) == len(ours) == 18
     assert lmms == ours
     assert 0 < sum(s for _, s in ours.values()) < 18  # the replies are neither all right nor all wrong
+
+
+def test_frames_setting_sends_egoworld_frames_as_images(tmp_path):
+    import importlib.util
+
+    pytest.importorskip("av")
+    from egoworld.benchmarks.folder import save_benchmark
+    from egoworld.benchmarks.schema import Media, Sample, TaskInfo, VideoInput
+    from egoworld.media.testvideo import write_counter_video
+
+    root = tmp_path / "bench"
+    (root / "videos").mkdir(parents=True)
+    write_counter_video(root / "videos" / "c.mp4", frames=40, fps=10, size=(160, 120))
+    sample = Sample(
+        id="v0",
+        benchmark="vid",
+        task="MC",
+        question="Where did it go?",
+        answer_type="choice",
+        choices=("left", "right"),
+        answer=1,
+        media=Media(video=VideoInput(path="videos/c.mp4", end_s=3.0)),
+    )
+    save_benchmark(
+        root, name="vid", tasks={"MC": TaskInfo(answer_type="choice", metric="accuracy")}, samples=[sample]
+    )
+    out = tmp_path / "task"
+    argv = ["export", "lmms-eval", str(root), "--out", str(out), "--setting", "frames", "--frames", "4"]
+    assert runner.invoke(app, [*argv, "--max-pixels", "0"]).exit_code == 0
+    assert (out / "benchmark" / "videos" / "c.mp4").read_bytes() == (root / "videos" / "c.mp4").read_bytes()
+    spec = importlib.util.spec_from_file_location("egoworld_vid_utils", out / "utils.py")
+    utils = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(utils)
+    images = utils.doc_to_visual({"id": "v0"})
+    assert len(images) == 4 and all(im.size == (160, 120) and im.mode == "RGB" for im in images)

@@ -87,3 +87,45 @@ def test_run_help_lists_config_options():
     assert res.exit_code == 0 and "--config" in res.output and "--from" in res.output
     res = runner.invoke(app, ["explore", "run", "--help"])
     assert res.exit_code == 0 and "--config" in res.output and "--from" in res.output
+
+
+def test_explore_run_takes_config_and_from(tmp_path):
+    from egoworld.benchmarks.explore.build import ActionEpisode, build_from_episodes
+    from egoworld.benchmarks.explore.instances import SceneObject
+
+    things = ["cup", "plate", "knife", "pan", "bowl", "spoon"]
+    episodes = []
+    for i, n in enumerate((20, 120)):
+        img = tmp_path / f"src{i}.png"
+        img.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes([i]) * 32)
+        episodes.append(
+            ActionEpisode(
+                id=f"ep{i}",
+                actions=[f"C picks up the {things[k % 6]}" for k in range(n)],
+                final_scene=[SceneObject(t, f"a used {t}", ("in the sink",)) for t in things[2:]],
+                initial_image=img,
+                initial_scene=[SceneObject(t, f"a clean {t}", ("on the table",)) for t in things[:4]],
+            )
+        )
+    build_from_episodes(episodes, tmp_path / "bench", tiny_size=2)
+    cfg = tmp_path / "explore.yaml"
+    cfg.write_text(
+        f"bench: {tmp_path / 'bench'}\nmodel: copy-initial\nout: {tmp_path / 'e1'}\n"
+        "strategy: stepwise\nsegment_num: 2\nprogress: false\n"
+    )
+    res = runner.invoke(app, ["explore", "run", "--config", str(cfg)])
+    assert res.exit_code == 0, res.output
+    m1 = json.loads((tmp_path / "e1" / "run.json").read_text())
+    assert m1["command"]["name"] == "explore run" and m1["command"]["config"]["segment_num"] == 2
+    assert m1["explore"]["strategy"]["segment_num"] == 2
+
+    res = runner.invoke(
+        app, ["explore", "run", "--from", str(tmp_path / "e1"), "--out", str(tmp_path / "e2")]
+    )
+    assert res.exit_code == 0, res.output
+    m2 = json.loads((tmp_path / "e2" / "run.json").read_text())
+    assert m2["explore"] == m1["explore"] and m2["counts"] == m1["counts"]
+    assert m2["command"]["config"] == {**m1["command"]["config"], "out": str(tmp_path / "e2")}
+
+    res = runner.invoke(app, ["run", "--from", str(tmp_path / "e1"), "--out", str(tmp_path / "e3")])
+    assert res.exit_code == 2 and "egoworld explore run" in res.output
