@@ -129,3 +129,30 @@ def test_explore_run_takes_config_and_from(tmp_path):
 
     res = runner.invoke(app, ["run", "--from", str(tmp_path / "e1"), "--out", str(tmp_path / "e3")])
     assert res.exit_code == 2 and "egoworld explore run" in res.output
+
+
+def test_values_are_cast_by_the_option_types():
+    import enum
+    from pathlib import Path
+    from typing import Annotated
+
+    import typer
+
+    from egoworld.common.files import InputFileError
+    from egoworld.runner.config_file import _cast, to_config
+
+    class Fmt(enum.Enum):
+        jpeg = "jpeg"
+        png = "png"
+
+    opt = typer.Option()
+    assert _cast("png", Annotated[Fmt, opt], "image_format", "f") is Fmt.png
+    assert to_config({"image_format": Fmt.png, "bench": Path("b")}) == {"image_format": "png", "bench": "b"}
+    assert _cast("2", Annotated[int, opt], "frames", "f") == 2
+    assert _cast(0.5, Annotated[float | None, opt], "temperature", "f") == 0.5
+    assert _cast("no", Annotated[bool, opt], "progress", "f") is False
+    assert _cast(["a", "b"], Annotated[list[str] | None, opt], "model_arg", "f") == ["a", "b"]
+    assert _cast(["VMR", "VOC"], Annotated[str | None, opt], "tasks", "f") == "VMR,VOC"
+    for value, ann in (("gif", Fmt), (True, int), ("x", float), ("maybe", bool), ({"a": 1}, str | None)):
+        with pytest.raises(InputFileError, match="key 'k'"):
+            _cast(value, Annotated[ann, opt], "k", "f")

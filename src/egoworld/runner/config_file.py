@@ -12,6 +12,7 @@ used are recorded in its ``run.json`` as ``command`` ({"name", "config"}) in the
 from __future__ import annotations
 
 import difflib
+import enum
 import inspect
 import types
 import typing
@@ -129,6 +130,11 @@ def _scalar(value: Any, kind: Any, key: str, where: str) -> Any:
             raise bad("a number") from None
     if isinstance(value, dict | list | tuple):
         raise bad("a single value")
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):  # Typer choices
+        try:
+            return kind(json_scalar(value))
+        except ValueError:
+            raise bad("one of " + ", ".join(str(m.value) for m in kind)) from None
     text = value if isinstance(value, str) else json_scalar(value)
     return Path(text) if kind is Path else text
 
@@ -162,6 +168,8 @@ def to_config(values: dict[str, Any]) -> dict[str, Any]:
     def plain(v: Any) -> Any:
         if isinstance(v, Path):
             return str(v)
+        if isinstance(v, enum.Enum):
+            return v.value
         if isinstance(v, list | tuple):
             return [plain(x) for x in v]
         return v
