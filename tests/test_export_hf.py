@@ -112,14 +112,24 @@ def test_import_refuses_edited_rows_and_missing_media(tmp_path):
     )
     assert res.exit_code == 0 and not (text_only / "media").exists()
     res = runner.invoke(app, ["import", "hf", str(text_only), "--out", str(tmp_path / "r2")])
-    assert res.exit_code == 2 and "media file(s)" in res.output
+    assert res.exit_code == 0, res.output
+    for name in ("manifest.json", "samples.jsonl"):
+        assert (tmp_path / "r2" / name).read_bytes() == (tmp_path / "bench" / name).read_bytes()
+    assert not (tmp_path / "r2" / "videos").exists()
+
+    full = tmp_path / "hf-full"
+    assert runner.invoke(app, ["export", "hf", str(tmp_path / "bench"), "--out", str(full)]).exit_code == 0
+    (full / "media" / "images" / "scene_1.png").unlink()
+    res = runner.invoke(app, ["import", "hf", str(full), "--out", str(tmp_path / "r3")])
+    assert res.exit_code == 2 and "media/images/scene_1.png" in res.output
+    assert not (tmp_path / "r3").exists()
 
 
 def test_export_refuses_media_outside_the_folder(tmp_path):
     bench = media_bench(tmp_path / "bench")
     (tmp_path / "bench" / "images" / "scene_2.png").unlink()
     res = runner.invoke(app, ["export", "hf", str(bench.root), "--out", str(tmp_path / "hf")])
-    assert res.exit_code == 2 and "images/scene_2.png (missing)" in res.output
+    assert res.exit_code == 2 and "images/scene_2.png (sample q01: missing)" in res.output
 
 
 def test_export_parquet_one_row_per_sample_order_epoch(tmp_path):

@@ -11,7 +11,9 @@ def _yaml_str(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)  # a JSON string is a valid YAML scalar
 
 
-def dataset_card(bench: Benchmark, *, license: str | None, shards: int, media_files: int) -> str:
+def dataset_card(
+    bench: Benchmark, *, license: str | None, shards: int, media_files: int, text_only: bool = False
+) -> str:
     """Deterministic card text (the same benchmark gives the same bytes)."""
     m = bench.manifest
     lic = license or str(m.source.get("license") or m.builder.get("license") or "other")
@@ -37,7 +39,12 @@ def dataset_card(bench: Benchmark, *, license: str | None, shards: int, media_fi
         m.description or f"A {m.name} benchmark written by egoworld.",
         "",
         f"{n} questions in {len(m.tasks)} tasks, {shards} Parquet shard(s), {media_files} media file(s) "
-        "under `media/`.",
+        "under `media/`."
+        + (
+            " Exported without media (`--text-only`): `media_json` names files this folder does not hold."
+            if text_only
+            else ""
+        ),
         "",
         "## Tasks",
         "",

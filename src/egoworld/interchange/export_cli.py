@@ -37,7 +37,10 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
         ] = None,
         shard_rows: Annotated[int, typer.Option(help="Questions per Parquet shard.")] = 10_000,
         text_only: Annotated[
-            bool, typer.Option(help="Leave the media files out (the dataset cannot be imported back).")
+            bool,
+            typer.Option(
+                help="Leave the media files out (import hf then rebuilds the questions without them)."
+            ),
         ] = False,
     ) -> None:
         """A benchmark as a Hugging Face dataset folder: Parquet shards, media files, a dataset card and the

@@ -95,26 +95,26 @@ def sample_row(sample: Sample) -> dict[str, Any]:
 def media_sources(bench: Benchmark) -> dict[str, Path]:
     """Relative media path → the file to copy; refuses absolute, escaping and missing paths in one error."""
     sources: dict[str, Path] = {}
-    problems: list[str] = []
+    problems: dict[str, str] = {}
     for s in bench.samples:
         for p in media_paths(s):
-            if p in sources:
+            if p in sources or p in problems:
                 continue
             rel = Path(p)
-            if rel.is_absolute() or ".." in rel.parts:
-                problems.append(f"{s.id}: {p} (not inside the benchmark folder)")
-                continue
             src = bench.resolve(p)
-            if not src.is_file():
-                problems.append(f"{s.id}: {p} (missing)")
-                continue
-            sources[p] = src
+            if rel.is_absolute() or ".." in rel.parts:
+                problems[p] = f"{p} (sample {s.id}: not inside the benchmark folder)"
+            elif not src.is_file():
+                problems[p] = f"{p} (sample {s.id}: missing)"
+            else:
+                sources[p] = src
     if problems:
-        shown = "; ".join(problems[:5]) + (f"; … {len(problems) - 5} more" if len(problems) > 5 else "")
+        listed = list(problems.values())
+        shown = "; ".join(listed[:5]) + (f"; … {len(listed) - 5} more" if len(listed) > 5 else "")
         raise InputFileError(
-            f"{bench.root}: {len(problems)} media file(s) cannot travel with the dataset: {shown}. "
-            "A dataset carries the files a benchmark names by relative path; link them into the benchmark "
-            "folder (e.g. --videos at import) or pass --text-only to export without media"
+            f"{bench.root}: {len(listed)} media file(s) cannot travel with the dataset: {shown}. "
+            "A dataset carries the files a benchmark names by relative path: put them in the benchmark "
+            "folder (e.g. --videos at import), or pass --text-only to export the questions without media"
         )
     return sources
 
@@ -161,5 +161,9 @@ def export_hf(
     from egoworld.interchange.dataset_card import dataset_card
 
     with atomic_open(out / "README.md") as fh:
-        fh.write(dataset_card(bench, license=license, shards=len(shards), media_files=len(sources)))
+        fh.write(
+            dataset_card(
+                bench, license=license, shards=len(shards), media_files=len(sources), text_only=text_only
+            )
+        )
     return HfExport(out=out, rows=len(rows), shards=shards, media_files=len(sources))

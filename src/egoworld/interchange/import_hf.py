@@ -18,7 +18,7 @@ from egoworld.benchmarks.folder import MANIFEST, Benchmark, load_benchmark
 from egoworld.benchmarks.schema import Manifest, Sample
 from egoworld.common.files import InputFileError, explain_validation, read_json, write_jsonl
 from egoworld.common.hashing import sha256_file
-from egoworld.interchange.export_hf import DATA_DIR, MANIFEST_COPY, MEDIA_DIR, media_paths
+from egoworld.interchange.export_hf import DATA_DIR, MANIFEST_COPY, MEDIA_DIR
 
 
 def row_sample(row: dict[str, Any], where: str) -> Sample:
@@ -75,7 +75,8 @@ def import_hf(folder: str | Path, out: str | Path) -> Benchmark:
         raise InputFileError(f"{mpath}: {explain_validation(exc)}") from exc
     if out.exists() and any(out.iterdir()):
         raise InputFileError(f"{out}: exists and is not empty; choose a new --out folder")
-    samples = [row_sample(row, where) for row, where in read_rows(folder)]
+    rows = read_rows(folder)
+    samples = [row_sample(row, where) for row, where in rows]
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
@@ -87,20 +88,17 @@ def import_hf(folder: str | Path, out: str | Path) -> Benchmark:
                 f"{MANIFEST_COPY}); the shards were edited or come from another export"
             )
         missing = []
-        for rel in sorted({p for s in samples for p in media_paths(s)}):
-            src = folder / MEDIA_DIR / rel
+        for rel in sorted({f for row, _ in rows for f in row.get("media_files") or ()}):
+            src = folder / rel
             if not src.is_file():
                 missing.append(rel)
                 continue
-            dest = tmp / rel
+            dest = tmp / Path(rel).relative_to(MEDIA_DIR)
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dest)
         if missing:
             shown = ", ".join(missing[:5]) + (f", … {len(missing) - 5} more" if len(missing) > 5 else "")
-            raise InputFileError(
-                f"{folder / MEDIA_DIR}: {len(missing)} media file(s) the samples name are absent ({shown}); "
-                "the export was made with --text-only or is incomplete"
-            )
+            raise InputFileError(f"{folder}: {len(missing)} media file(s) the rows list are absent ({shown})")
         shutil.copyfile(mpath, tmp / MANIFEST)
         load_benchmark(tmp)  # validates the whole folder
         if out.exists():
