@@ -16,6 +16,8 @@ from egoworld.runner.config import RUN_MANIFEST
 
 SCORES_JSONL = "scores.jsonl"
 ALWAYS_JSON = ("pred", "gold")
+#: the scores.jsonl fields in reading order; any others follow as they appear
+FIRST_COLUMNS = ("sample", "task", "permutation", "epoch", "status", "raw", "parsed", "pred", "score", "gold")
 
 
 def _column_type(values: list[Any]):
@@ -53,7 +55,7 @@ def export_run_parquet(run_dir: str | Path, out: str | Path | None = None) -> tu
     run_dir = Path(run_dir)
     manifest = read_json(run_dir / RUN_MANIFEST)
     rows, scored_now = run_rows(run_dir)
-    names: list[str] = []
+    names = [k for k in FIRST_COLUMNS if any(k in row for row in rows)]
     for row in rows:
         names.extend(k for k in row if k not in names)
     ident = {
