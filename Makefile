@@ -9,7 +9,7 @@ export MPLBACKEND := Agg
 # llama-cpp-python compiles from source (no wheel here): a portable build
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 # extras the test suite needs (grows as packages land); torch first, from the local CPU build
-TEST_EXTRAS ?= test,video,explore,hf,serve,ray
+TEST_EXTRAS ?= test,video,explore,hf,serve,ray,export
 TORCH ?= torch==2.13.0
 DEMO_OUT ?= demo-out
 
@@ -28,7 +28,10 @@ $(VENV)/.installed: pyproject.toml | $(VENV)/bin/activate
 
 $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/activate
 	$(PIP) install -q '$(TORCH)'
-	$(PIP) install -q -e '.[$(TEST_EXTRAS)]'
+	$(PIP) install -q -e '.[$(TEST_EXTRAS)]' '$(TORCH)'  # restating torch keeps lmms-eval's torchvision on it
+	@# PyPI's torchvision (an lmms-eval requirement) is a CUDA build that cannot load beside the CPU torch and
+	@# then breaks transformers; lmms-eval's OpenAI path does not use it: drop it where it cannot import
+	@$(PY) -c 'import torchvision' 2>/dev/null || $(PIP) uninstall -y -q torchvision
 	@touch $@
 
 install: $(VENV)/.installed

@@ -36,6 +36,8 @@ EXTENSIONS = (
     "egoworld.benchmarks.vsi_wild.cli",
     "egoworld.benchmarks.explore.cli",
     "egoworld.interchange.cli",
+    "egoworld.interchange.export_cli",
+    "egoworld.runner.cli",  # after the packages whose run commands it extends (--config, --from)
 )
 
 console = Console(stderr=True)

@@ -26,6 +26,7 @@ from egoworld.models.base import Message, Model, Request, TextPart
 from egoworld.models.spec import ModelContext, create_model
 from egoworld.runner.call import call_and_store
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE, RunConfig, check_resumable, config_dict
+from egoworld.runner.config_file import recorded_command
 from egoworld.runner.history import HISTORY_MODES
 from egoworld.runner.inputs import InputSettings, MediaInputs, check_media, open_inputs
 from egoworld.runner.keys import request_key
@@ -303,6 +304,7 @@ def run_manifest(cfg: RunConfig, bench: Benchmark, model: Model) -> dict[str, An
         "selection": cfg.selection(),
         "executor": cfg.executor,
         "config": config_dict(cfg),
+        "command": recorded_command(),
     }
 
 

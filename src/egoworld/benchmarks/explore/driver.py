@@ -40,6 +40,7 @@ from egoworld.models.base import Message, Model, Part, Request, TextPart
 from egoworld.models.spec import ModelContext, create_model
 from egoworld.runner.call import call_and_store
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE, check_resumable
+from egoworld.runner.config_file import recorded_command
 from egoworld.runner.keys import request_key
 from egoworld.runner.run import RunSummary
 from egoworld.runner.store import ResponseStore
@@ -213,6 +214,7 @@ def explore_manifest(cfg: ExploreRunConfig, bench: Benchmark, model: Model) -> d
             "model_args": cfg.model_args,
         },
         "explore": {"strategy": cfg.strategy.describe(), "selection": selection},
+        "command": recorded_command(),
     }
 
 

@@ -1,0 +1,320 @@
+"""Run configs: ``--config run.yaml`` and ``--from RUN_DIR`` for a run command, with a schema read off the
+command's own options.
+
+The keys of a config file are the command's option names (``frame_policy`` or ``frame-policy``); every option
+a command has is a key, so an option added to ``egoworld run`` is a config key without touching this module.
+Precedence: the command's defaults < the recorded run (``--from``) < the config file (``--config``) < flags
+given on the command line. Unknown keys are refused, naming the key and the file. The options a run finally
+used are recorded in its ``run.json`` as ``command`` ({"name", "config"}) in the same schema, which is what
+``--from`` reads back.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import inspect
+import types
+import typing
+from collections.abc import Callable
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from egoworld.common.files import InputFileError, read_json
+
+#: the options of the command now running, in the config schema (read by the run manifests)
+_RECORDED: ContextVar[dict[str, Any] | None] = ContextVar("egoworld_run_command", default=None)
+
+_CTX, _CONFIG, _FROM = "config_file_ctx", "config_file", "config_from_run"
+#: where a value counts as given by the user (names of click's ParameterSource, also in Typer's own copy)
+_CLI_SOURCES = {"COMMANDLINE", "ENVIRONMENT", "PROMPT"}
+
+
+def recorded_command() -> dict[str, Any] | None:
+    """``{"name": "run", "config": {...}}`` for the command now running; None outside the command line."""
+    return _RECORDED.get()
+
+
+def load_config_file(path: Path) -> dict[str, Any]:
+    """A YAML (or JSON) mapping of option names to values."""
+    import yaml
+
+    if not path.is_file():
+        raise InputFileError(f"--config {path}: file not found")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise InputFileError(f"{path}: not valid YAML ({exc})") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise InputFileError(
+            f"{path}: a run config is a mapping of option names to values, got {type(data).__name__}"
+        )
+    return data
+
+
+def recorded_config(run_dir: Path, command: str) -> dict[str, Any]:
+    """The options a run folder was made with (``run.json`` → ``command.config``)."""
+    path = run_dir / "run.json"
+    if not path.is_file():
+        raise InputFileError(f"--from {run_dir}: no run.json there (is it a run folder?)")
+    recorded = read_json(path).get("command")
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("config"), dict):
+        raise InputFileError(
+            f"{path}: holds no recorded command options (runs started from the command line record them); "
+            "write a --config file instead"
+        )
+    if recorded.get("name") != command:
+        raise InputFileError(
+            f"--from {run_dir}: that run was made by `egoworld {recorded.get('name')}`, not `egoworld {command}`"
+        )
+    return recorded["config"]
+
+
+def schema(callback: Callable[..., Any]) -> dict[str, Any]:
+    """Config keys of a command: its callback's parameters (option names in Python spelling) → annotation."""
+    hints = typing.get_type_hints(callback, include_extras=True)
+    return {
+        name: hints.get(name, p.annotation)
+        for name, p in inspect.signature(callback).parameters.items()
+        if _base_type(hints.get(name, p.annotation)) is not typer.Context
+    }
+
+
+def _normalise(data: dict[str, Any], keys: dict[str, Any], where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for raw_key, value in data.items():
+        key = str(raw_key).replace("-", "_")
+        if key not in keys:
+            close = difflib.get_close_matches(key, list(keys), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise InputFileError(
+                f"{where}: unknown key {raw_key!r}{hint} (keys are the command's options: {', '.join(keys)})"
+            )
+        out[key] = value
+    return out
+
+
+def _scalar(value: Any, kind: Any, key: str, where: str) -> Any:
+    def bad(expected: str) -> InputFileError:
+        return InputFileError(f"{where}: key {key!r}: expected {expected}, got {value!r}")
+
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("true", "yes", "on", "1"):
+            return True
+        if text in ("false", "no", "off", "0"):
+            return False
+        raise bad("true or false")
+    if kind is int:
+        if isinstance(value, bool):
+            raise bad("an integer")
+        if isinstance(value, int):
+            return value
+        try:
+            return int(str(value).strip())
+        except ValueError:
+            raise bad("an integer") from None
+    if kind is float:
+        if isinstance(value, bool):
+            raise bad("a number")
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise bad("a number") from None
+    if isinstance(value, dict | list | tuple):
+        raise bad("a single value")
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):  # Typer choices
+        try:
+            return kind(json_scalar(value))
+        except ValueError:
+            raise bad("one of " + ", ".join(str(m.value) for m in kind)) from None
+    text = value if isinstance(value, str) else json_scalar(value)
+    return Path(text) if kind is Path else text
+
+
+def json_scalar(value: Any) -> str:
+    """A YAML scalar written back as the command line would give it (True → true, 3 → 3)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _cast(value: Any, annotation: Any, key: str, where: str) -> Any:
+    """A config value as the command's parameter of type ``annotation`` takes it."""
+    if value is None:
+        return None
+    kind = _base_type(annotation)
+    if _is_list(annotation):
+        if isinstance(value, dict):  # model_arg: {stop: "</s>"} → ["stop=</s>"]
+            value = [f"{k}={json_scalar(v)}" for k, v in value.items()]
+        elif not isinstance(value, list | tuple):
+            value = [value]
+        return [_scalar(v, kind, key, where) for v in value]
+    if isinstance(value, list | tuple) and kind is str:
+        value = ",".join(json_scalar(v) for v in value)  # tasks: [VMR, VOC] → "VMR,VOC"
+    return _scalar(value, kind, key, where)
+
+
+def to_config(values: dict[str, Any]) -> dict[str, Any]:
+    """Option values in the config schema (JSON-ready)."""
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, Path):
+            return str(v)
+        if isinstance(v, enum.Enum):
+            return v.value
+        if isinstance(v, list | tuple):
+            return [plain(x) for x in v]
+        return v
+
+    return {k: plain(v) for k, v in values.items()}
+
+
+def _strip(annotation: Any) -> Any:
+    """``Annotated[X | None, …]`` → ``X``."""
+    if typing.get_origin(annotation) is Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            annotation = args[0]
+    return annotation
+
+
+def _is_list(annotation: Any) -> bool:
+    return typing.get_origin(_strip(annotation)) in (list, tuple)
+
+
+def _base_type(annotation: Any) -> Any:
+    annotation = _strip(annotation)
+    if typing.get_origin(annotation) in (list, tuple):
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
+def _optional(annotation: Any) -> Any:
+    """``Annotated[X, info]`` → ``Annotated[X | None, info]`` (a required option may come from a config)."""
+    if typing.get_origin(annotation) is Annotated:
+        base, *meta = typing.get_args(annotation)
+        return Annotated[(base | None, *meta)]
+    return annotation | None
+
+
+def with_config_file(callback: Callable[..., Any], command_name: str) -> Callable[..., Any]:
+    """Wrap a Typer command callback so it also takes ``--config FILE`` and ``--from RUN_DIR``."""
+    hints = typing.get_type_hints(callback, include_extras=True)
+    original = inspect.signature(callback)
+    required: list[str] = []
+    params: list[inspect.Parameter] = []
+    for p in original.parameters.values():
+        annotation, default = hints.get(p.name, p.annotation), p.default
+        if default is inspect.Parameter.empty:
+            required.append(p.name)
+            annotation, default = _optional(annotation), None
+        params.append(p.replace(annotation=annotation, default=default, kind=inspect.Parameter.KEYWORD_ONLY))
+    keys = schema(callback)
+    kw = inspect.Parameter.KEYWORD_ONLY
+    params += [
+        inspect.Parameter(_CTX, kw, annotation=typer.Context),
+        inspect.Parameter(
+            _CONFIG,
+            kw,
+            default=None,
+            annotation=Annotated[
+                Path | None,
+                typer.Option(
+                    "--config",
+                    help="YAML file of options (keys = this command's option names; flags given here win).",
+                ),
+            ],
+        ),
+        inspect.Parameter(
+            _FROM,
+            kw,
+            default=None,
+            annotation=Annotated[
+                Path | None,
+                typer.Option(
+                    "--from",
+                    help="Re-run a recorded run's exact options (its run.json); flags given here win, "
+                    "e.g. --out NEW, --model M.",
+                ),
+            ],
+        ),
+    ]
+
+    def wrapper(**kwargs: Any) -> Any:
+        ctx: typer.Context = kwargs.pop(_CTX)
+        config_path: Path | None = kwargs.pop(_CONFIG)
+        from_run: Path | None = kwargs.pop(_FROM)
+        try:
+            values = resolve(ctx, kwargs, config_path, from_run, command_name, keys)
+            missing = [n for n in required if values.get(n) is None]
+            if missing:
+                flags = ", ".join("--" + n.replace("_", "-") for n in missing)
+                raise InputFileError(
+                    f"missing {flags}: give it on the command line, in --config or via --from"
+                )
+        except InputFileError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        token = _RECORDED.set({"name": command_name, "config": to_config(values)})
+        try:
+            return callback(**values)
+        finally:
+            _RECORDED.reset(token)
+
+    wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in params}
+    wrapper.__doc__ = callback.__doc__
+    wrapper.__name__ = callback.__name__
+    wrapper.__module__ = callback.__module__
+    return wrapper
+
+
+def resolve(
+    ctx: typer.Context,
+    given: dict[str, Any],
+    config_path: Path | None,
+    from_run: Path | None,
+    command_name: str,
+    keys: dict[str, Any],
+) -> dict[str, Any]:
+    """Merge defaults < ``--from`` < ``--config`` < command-line flags into the callback's keyword values."""
+    layered: dict[str, tuple[Any, str]] = {}
+    if from_run is not None:
+        where = f"{from_run / 'run.json'} (command.config)"
+        for k, v in _normalise(recorded_config(from_run, command_name), keys, where).items():
+            layered[k] = (v, where)
+    if config_path is not None:
+        for k, v in _normalise(load_config_file(config_path), keys, str(config_path)).items():
+            layered[k] = (v, str(config_path))
+    values = dict(given)
+    for name, (value, where) in layered.items():
+        if getattr(ctx.get_parameter_source(name), "name", "") in _CLI_SOURCES:
+            continue
+        values[name] = _cast(value, keys[name], name, where)
+    return values
+
+
+def add_config_options(app: typer.Typer, path: tuple[str, ...]) -> bool:
+    """Give the command at ``path`` (e.g. ("run",) or ("explore", "run")) --config and --from; False if absent."""
+    *groups, name = path
+    target = app
+    for g in groups:
+        found = next((gi.typer_instance for gi in target.registered_groups if gi.name == g), None)
+        if found is None:
+            return False
+        target = found
+    for info in target.registered_commands:
+        if (info.name or (info.callback.__name__ if info.callback else "")) == name and info.callback:
+            info.callback = with_config_file(info.callback, " ".join(path))
+            return True
+    return False
