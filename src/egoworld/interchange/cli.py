@@ -10,7 +10,11 @@ import typer
 
 def import_lmms_eval_cmd(
     log: Annotated[
-        Path, typer.Argument(help="An lmms-eval --log_samples JSONL file (oos_videoqa or vsi_super_wild).")
+        Path,
+        typer.Argument(
+            help="An lmms-eval --log_samples JSONL file (oos_videoqa, vsi_super_wild, or a task from "
+            "`egoworld export lmms-eval`)."
+        ),
     ],
     out: Annotated[Path, typer.Option("--out", help="Folder for bench/ (unless --bench) and run/.")],
     bench: Annotated[
@@ -22,11 +26,22 @@ def import_lmms_eval_cmd(
     model: Annotated[
         str | None, typer.Option("--model", help="Model name for the run (default: the log's folder name).")
     ] = None,
+    task_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--task-dir",
+            help="The folder `egoworld export lmms-eval` wrote, for logs of its task (default: the one named "
+            "in lmms-eval's results file beside the log, else --bench).",
+        ),
+    ] = None,
 ) -> None:
     """Import a colleague's lmms-eval run: OUT/bench is built from the question docs the log embeds
     (Beyond3D oos_videoqa, VSI-Super-Wild vsi_super_wild), OUT/run holds each logged reply as a response
     and the log's own verdict (run/reference.jsonl). Then `egoworld score OUT/run` scores the replies with
     egoworld's rules, keeps the log's verdict as reference_score and prints the agreement.
+
+    A log of a task from `egoworld export lmms-eval` names questions by doc_id only: it attaches to the
+    exported task folder (--task-dir, its docs.jsonl and benchmark/) or to the benchmark (--bench).
 
     Example: egoworld import lmms-eval logs/qwen3.6_27b/without_video.jsonl --out imported/qwen-text
     """
@@ -35,10 +50,10 @@ def import_lmms_eval_cmd(
     from egoworld.interchange.lmms_eval_log import import_lmms_eval_log
 
     try:
-        result = import_lmms_eval_log(log, out, bench=bench, model=model)
+        result = import_lmms_eval_log(log, out, bench=bench, model=model, task_dir=task_dir)
     except (InputFileError, ValueError, FileNotFoundError) as exc:
         _fail(exc)
-    where = "" if bench is not None else f"{out / 'bench'} and "
+    where = "" if bench is not None or result.kind == "egoworld" else f"{out / 'bench'} and "
     typer.echo(
         f"wrote {where}{result.run}: {result.lines} logged {result.kind} replies of {result.model}; "
         f"score them with `egoworld score {result.run}`"

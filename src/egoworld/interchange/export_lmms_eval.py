@@ -28,6 +28,7 @@ from egoworld.runner.inputs import SETTINGS, InputSettings
 
 BENCH_DIR = "benchmark"
 DOCS = "docs.jsonl"
+EXPORT_INFO = "egoworld_export.json"
 
 UTILS_PY = '''"""lmms-eval hooks of the egoworld task {task!r}: prompt, images, target and score come from egoworld
 itself (egoworld.interchange.lmms_eval_bridge), so this task and `egoworld run` / `egoworld score` agree.
@@ -162,7 +163,7 @@ def export_lmms_eval(
         fh.write(UTILS_PY.format(task=name, media=media_dict, bench_dir=BENCH_DIR))
     with atomic_open(out / f"{name}.yaml") as fh:
         fh.write(task_yaml(name, max_new_tokens))
-    with atomic_open(out / "egoworld_export.json") as fh:
+    with atomic_open(out / EXPORT_INFO) as fh:
         fh.write(
             json.dumps({"task": name, "benchmark_hash": bench.hash, "media": media_dict}, indent=2) + "\n"
         )

@@ -2,7 +2,9 @@
 
 Supported tasks: Beyond3D ``oos_videoqa`` (Beyond3D-bench/vlm-evaluation; each line's ``oos_score`` holds
 the whole question doc and the harness's verdict) and ``vsi_super_wild`` (THUSI-Lab/VSI-Super-Wild; the
-line's ``doc`` holds the question, its metric key the verdict). Each line becomes one ``ok`` response row
+line's ``doc`` holds the question, its metric key the verdict), and tasks written by `egoworld export
+lmms-eval` (metric ``egoworld_score``; lmms-eval 0.7 logs only ``doc_id``, the row of the task's
+``docs.jsonl``, which names the sample of the benchmark the task was exported from). Each line becomes one ``ok`` response row
 keyed like a request of `egoworld run` (the logged prompt is kept as the request); the log's own verdict
 goes to ``run/reference.jsonl``, which `egoworld score` compares with its own score
 (``reference_score`` per row, ``reference_agreement`` in ``scores.json``).
@@ -17,9 +19,12 @@ from typing import Any
 
 from egoworld import __version__
 from egoworld.benchmarks.folder import Benchmark, load_benchmark, save_benchmark
+from egoworld.benchmarks.registry import plugin_for
 from egoworld.benchmarks.schema import Sample
 from egoworld.common.files import InputFileError, iter_jsonl, read_json, write_json, write_jsonl
 from egoworld.common.hashing import sha256_file
+from egoworld.interchange.export_lmms_eval import BENCH_DIR, DOCS, EXPORT_INFO
+from egoworld.interchange.lmms_eval_bridge import METRIC
 from egoworld.models.base import Message, TextPart
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE
 from egoworld.runner.keys import request_key
@@ -28,7 +33,7 @@ from egoworld.runner.run import plan_items
 from egoworld.runner.store import ResponseStore
 
 REFERENCE_FILE = "reference.jsonl"
-BEYOND3D, VSI_WILD = "beyond3d", "vsi_wild"
+BEYOND3D, VSI_WILD, EGOWORLD = "beyond3d", "vsi_wild", "egoworld"
 _VSI_METRICS = ("vmr_accuracy", "vpo_accuracy", "voo_accuracy", "voc_mra")
 
 
@@ -73,6 +78,18 @@ def parse_line(line: Any, where: str) -> LogLine:
             "pred": doc.get("pred_idx") if doc.get("choices") else doc.get("pred_time_sec"),
         }
         return LogLine(lineno, BEYOND3D, doc, str(doc["id"]), prompt, _reply(line, where), ref)
+    if METRIC in line:
+        doc = line.get("doc") if isinstance(line.get("doc"), dict) else {}
+        if doc.get("id") in (None, "") and not isinstance(line.get("doc_id"), int):
+            raise InputFileError(
+                f"{where}: field 'doc_id': an integer row of the task's docs.jsonl is expected"
+            )
+        ref = {"score": line[METRIC], "target": line.get("target")}
+        sid = str(doc["id"]) if doc.get("id") not in (None, "") else ""
+        doc = {"doc_id": line.get("doc_id"), "id": sid}
+        return LogLine(
+            lineno, EGOWORLD, doc, sid or f"doc_id {line['doc_id']}", prompt, _reply(line, where), ref
+        )
     metric = next((m for m in _VSI_METRICS if m in line), None)
     if metric is not None or (isinstance(line.get("overall"), dict) and "task_type" in line["overall"]):
         doc = line.get("doc")
@@ -88,8 +105,8 @@ def parse_line(line: Any, where: str) -> LogLine:
             raise InputFileError(f"{where}: field 'doc.doc_id': the official question id is missing")
         return LogLine(lineno, VSI_WILD, doc, str(sid), prompt, _reply(line, where), ref)
     raise InputFileError(
-        f"{where}: not a Beyond3D (oos_score) or VSI-Super-Wild (vmr/vpo/voo_accuracy, voc_mra) log line; "
-        "pass a --log_samples file of one of those tasks"
+        f"{where}: not a Beyond3D (oos_score), VSI-Super-Wild (vmr/vpo/voo_accuracy, voc_mra) or egoworld "
+        f"export ({METRIC}) log line; pass a --log_samples file of one of those tasks"
     )
 
 
@@ -175,15 +192,93 @@ class ImportResult:
     model: str
 
 
+def find_task_dir(log: Path) -> Path | None:
+    """The exported task folder named by lmms-eval's ``<time>_results.json`` beside the log, if it still exists."""
+    stamp, sep, _ = log.name.partition("_samples_")
+    results = log.parent / f"{stamp}_results.json"
+    if not sep or not results.is_file():
+        return None
+    configs = read_json(results).get("configs") or {}
+    for config in configs.values():
+        docs = ((config.get("dataset_kwargs") or {}).get("data_files") or {}).get("test")
+        if isinstance(docs, str) and (Path(docs).parent / EXPORT_INFO).is_file():
+            return Path(docs).parent
+    return None
+
+
+def _resolve_exported(lines: list[LogLine], log: Path, bench: Benchmark, task_dir: Path | None) -> None:
+    """Name each line's sample: ``doc_id`` is the row of docs.jsonl (the benchmark's samples in file order)."""
+    if task_dir is not None:
+        ids = [str(row["id"]) for _, row in iter_jsonl(task_dir / DOCS)]
+        exported = read_json(task_dir / EXPORT_INFO).get("benchmark_hash")
+        if exported != bench.hash:
+            raise InputFileError(
+                f"{task_dir / EXPORT_INFO}: exported from benchmark {exported}, but {bench.root} is {bench.hash}; "
+                "pass the benchmark the task was exported from (or leave --bench out)"
+            )
+    else:
+        ids = [s.id for s in bench.samples]
+    prompt = plugin_for(bench.name).prompt
+    for ln in lines:
+        if not ln.doc["id"]:
+            n = ln.doc["doc_id"]
+            if not 0 <= n < len(ids):
+                raise InputFileError(
+                    f"{log}, line {ln.lineno}: doc_id {n} is past the {len(ids)} questions of "
+                    f"{task_dir or bench.root}; pass the task folder (--task-dir) or benchmark the log comes from"
+                )
+            ln.sample_id = ids[n]
+        try:
+            sample = bench.sample(ln.sample_id)
+        except KeyError:
+            raise InputFileError(
+                f"{log}, line {ln.lineno}: question {ln.sample_id!r} is not in {bench.root}; pass the "
+                "benchmark the task was exported from"
+            ) from None
+        target, gold = ln.reference.get("target"), prompt.gold_reply(sample, None) or ""
+        if target is not None and str(target) != gold:
+            raise InputFileError(
+                f"{log}, line {ln.lineno}: logged target {target!r} is not the gold reply {gold!r} of "
+                f"{ln.sample_id!r} in {bench.root}; pass the benchmark the task was exported from"
+            )
+
+
 def import_lmms_eval_log(
-    log: str | Path, out: str | Path, *, bench: str | Path | None = None, model: str | None = None
+    log: str | Path,
+    out: str | Path,
+    *,
+    bench: str | Path | None = None,
+    model: str | None = None,
+    task_dir: str | Path | None = None,
 ) -> ImportResult:
-    """Write ``out/bench`` (unless ``bench`` is given) and ``out/run`` from one ``--log_samples`` file."""
+    """Write ``out/bench`` (unless ``bench`` is given) and ``out/run`` from one ``--log_samples`` file.
+
+    Logs of tasks from `egoworld export lmms-eval` attach to ``task_dir`` (the exported folder: its
+    docs.jsonl and benchmark/), found through lmms-eval's results file when not given, or to ``bench``."""
     log, out = Path(log), Path(out)
     lines = read_log(log)
+    inputs = _setting_of(log)
     if (out / "run" / STORE_FILE).exists():
         raise InputFileError(f"{out / 'run'}: holds a run already; import into a new --out folder")
-    if bench is None:
+    if lines[0].kind == EGOWORLD:
+        task = Path(task_dir) if task_dir is not None else (find_task_dir(log) if bench is None else None)
+        if task is None and bench is None:
+            raise InputFileError(
+                f"{log}: a log of a task from `egoworld export lmms-eval` names questions by doc_id only; pass "
+                "--task-dir (the exported task folder) or --bench (the benchmark it was exported from)"
+            )
+        if task is not None and not (task / EXPORT_INFO).is_file():
+            raise InputFileError(
+                f"{task}: no {EXPORT_INFO}; pass a folder written by `egoworld export lmms-eval`"
+            )
+        b = load_benchmark(bench if bench is not None else task / BENCH_DIR)
+        _resolve_exported(lines, log, b, task)
+        if task is not None:
+            setting = (read_json(task / EXPORT_INFO).get("media") or {}).get("setting", "as logged")
+            inputs = {"setting": setting, "source": "egoworld export lmms-eval"}
+    elif task_dir is not None:
+        raise InputFileError(f"{log}: --task-dir is for logs of tasks from `egoworld export lmms-eval`")
+    elif bench is None:
         b = _bench_from_docs(lines, out / "bench", log)
     else:
         b = load_benchmark(bench)
@@ -195,17 +290,18 @@ def import_lmms_eval_log(
             )
     name = model or (log.parent.name if log.parent.name not in ("", ".") else log.stem)
     run = out / "run"
-    _write_run(run, b, lines, log, name)
+    _write_run(run, b, lines, log, name, inputs)
     return ImportResult(bench=b, run=run, lines=len(lines), kind=lines[0].kind, model=name)
 
 
-def _write_run(run: Path, bench: Benchmark, lines: list[LogLine], log: Path, name: str) -> None:
+def _write_run(
+    run: Path, bench: Benchmark, lines: list[LogLine], log: Path, name: str, inputs: dict[str, Any]
+) -> None:
     if (run / STORE_FILE).exists():
         raise InputFileError(f"{run}: holds a run already; import into a new --out folder")
     by_id = {ln.sample_id: ln for ln in lines}
     samples: list[Sample] = [s for s in bench.samples if s.id in by_id]
     identity = {"backend": "lmms-eval-log", "model": name, "log": log.name}
-    inputs = _setting_of(log)
     settings = sorted(
         {
             (ln.doc.get("time_tolerance_sec"), ln.doc.get("coord_tolerance_norm"))
