@@ -105,21 +105,87 @@ def test_lmms_eval_round_trip_matches_egoworld_run(tmp_path):
 
     logs = sorted((tmp_path / "lmms-out").rglob("*samples_egoworld_toy*.jsonl"))
     assert logs, list((tmp_path / "lmms-out").rglob("*"))
-    # lmms-eval 0.7 logs doc_id (the row of docs.jsonl), the filtered reply and our metric per doc
-    ids = [json.loads(line)["id"] for line in (task_dir / "docs.jsonl").read_text().splitlines()]
-    lmms = {}
-    for line in logs[-1].read_text().splitlines():
-        rec = json.loads(line)
-        reply = rec["filtered_resps"]
-        reply = reply[0] if isinstance(reply, list) else reply
-        lmms[ids[rec["doc_id"]]] = (reply, rec["egoworld_score"])
-    ours = {
-        r["sample"]: (r["raw"], r["score"])
-        for r in map(json.loads, (run / "scores.jsonl").read_text().splitlines())
+    # lmms-eval 0.7 logs doc_id only: --bench maps it to the question; without it, the task folder named in
+    # lmms-eval's results file beside the log
+    for out, extra in (("imported", ["--bench", str(tmp_path / "bench")]), ("found", [])):
+        res = runner.invoke(app, ["import", "lmms-eval", str(logs[-1]), "--out", str(tmp_path / out), *extra])
+        assert res.exit_code == 0, res.output
+        res = runner.invoke(app, ["score", str(tmp_path / out / "run")])
+        assert res.exit_code == 0 and "reference_agreement 100.0% (18/18 rows)" in res.output, res.output
+    logged = {
+        ids[rec["doc_id"]]: rec["egoworld_score"]
+        for ids in [[json.loads(x)["id"] for x in (task_dir / "docs.jsonl").read_text().splitlines()]]
+        for rec in map(json.loads, logs[-1].read_text().splitlines())
     }
-    assert len(lmms) == len(ours) == 18
-    assert lmms == ours
-    assert 0 < sum(s for _, s in ours.values()) < 18  # the replies are neither all right nor all wrong
+    ours = _rows(run / "scores.jsonl")
+    assert len(ours) == 18 and 0 < sum(r["score"] for r in ours.values()) < 18  # neither all right nor wrong
+    for out in ("imported", "found"):
+        imported = _rows(tmp_path / out / "run" / "scores.jsonl")
+        # the sample is the egoworld id, reference_score lmms-eval's own egoworld_score
+        assert {k: r.pop("reference_score") for k, r in imported.items()} == logged
+        assert imported == ours  # same rows (reply, parse, score) as `egoworld run` + `egoworld score`
+        summary = json.loads((tmp_path / out / "run" / "scores.json").read_text())
+        assert summary["overall"] == json.loads((run / "scores.json").read_text())["overall"]
+
+
+def _rows(path):
+    return {r["sample"]: r for r in map(json.loads, path.read_text().splitlines())}
+
+
+def test_import_of_an_exported_tasks_log_checks_the_benchmark(tmp_path):
+    """A log in lmms-eval 0.7's format (doc_id, target, filtered_resps, egoworld_score) attaches to the
+    exported task folder; a log of another benchmark, a doc_id past the docs, or no folder fail by line."""
+    balanced_mc_bench(tmp_path / "bench", n_mc=4, n_int=2)
+    balanced_mc_bench(tmp_path / "other", n_mc=2, n_int=4)
+    task_dir = tmp_path / "task"
+    assert (
+        runner.invoke(app, ["export", "lmms-eval", str(tmp_path / "bench"), "--out", str(task_dir)]).exit_code
+        == 0
+    )
+    docs = [json.loads(x) for x in (task_dir / "docs.jsonl").read_text().splitlines()]
+    replies = {5: "2", 0: "The answer is A.", 3: "C", 1: "I am not sure"}
+
+    def write_log(name, lines):
+        path = tmp_path / "lmms-out" / "m1" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        return path
+
+    lines = [
+        {"doc_id": i, "target": docs[i]["target"], "filtered_resps": r, "egoworld_score": 0.5, "input": "q"}
+        for i, r in replies.items()
+    ]
+    log = write_log("t_samples_egoworld_toy.jsonl", lines)
+    res = runner.invoke(
+        app, ["import", "lmms-eval", str(log), "--task-dir", str(task_dir), "--out", str(tmp_path / "a")]
+    )
+    assert res.exit_code == 0, res.output
+    assert runner.invoke(app, ["score", str(tmp_path / "a" / "run")]).exit_code == 0
+    rows = _rows(tmp_path / "a" / "run" / "scores.jsonl")
+    assert sorted(rows) == sorted(docs[i]["id"] for i in replies)
+    assert rows[docs[5]["id"]]["raw"] == "2" and {r["reference_score"] for r in rows.values()} == {0.5}
+    summary = json.loads((tmp_path / "a" / "run" / "scores.json").read_text())
+    assert summary["reference_agreement"]["agree"] == 0 and summary["model"]["model"] == "m1"
+
+    res = runner.invoke(
+        app,
+        ["import", "lmms-eval", str(log), "--bench", str(tmp_path / "other"), "--out", str(tmp_path / "b")],
+    )
+    assert res.exit_code == 2 and "line 1" in res.output and "gold reply" in res.output, res.output
+    res = runner.invoke(
+        app,
+        ["import", "lmms-eval", str(log), "--task-dir", str(task_dir), "--bench", str(tmp_path / "other")]
+        + ["--out", str(tmp_path / "b")],
+    )
+    assert res.exit_code == 2 and "exported from benchmark" in res.output, res.output
+    past = write_log("t_samples_past.jsonl", [lines[0], {**lines[1], "doc_id": 6}])
+    res = runner.invoke(
+        app,
+        ["import", "lmms-eval", str(past), "--bench", str(tmp_path / "bench"), "--out", str(tmp_path / "c")],
+    )
+    assert res.exit_code == 2 and "line 2: doc_id 6" in res.output, res.output
+    res = runner.invoke(app, ["import", "lmms-eval", str(log), "--out", str(tmp_path / "d")])
+    assert res.exit_code == 2 and "--task-dir" in res.output, res.output
 
 
 def test_frames_setting_sends_egoworld_frames_as_images(tmp_path):
