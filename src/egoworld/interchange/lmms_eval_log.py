@@ -4,8 +4,8 @@ Supported tasks: Beyond3D ``oos_videoqa`` (Beyond3D-bench/vlm-evaluation; each l
 the whole question doc and the harness's verdict) and ``vsi_super_wild`` (THUSI-Lab/VSI-Super-Wild; the
 line's ``doc`` holds the question, its metric key the verdict), and tasks written by `egoworld export
 lmms-eval` (metric ``egoworld_score``; lmms-eval 0.7 logs only ``doc_id``, the row of the task's
-``docs.jsonl``, which names the sample of the benchmark the task was exported from). Each line becomes one ``ok`` response row
-keyed like a request of `egoworld run` (the logged prompt is kept as the request); the log's own verdict
+``docs.jsonl``, which names the sample of the benchmark the task was exported from). Each line becomes one
+``ok`` response row keyed like a request of `egoworld run` (the logged prompt is kept as the request); the log's own verdict
 goes to ``run/reference.jsonl``, which `egoworld score` compares with its own score
 (``reference_score`` per row, ``reference_agreement`` in ``scores.json``).
 """
