@@ -322,9 +322,34 @@ def score(
 
     try:
         summary = score_run(run_dir, bench_dir=bench, options={"judge": judge} if judge else None)
-    except (InputFileError, ValueError, FileNotFoundError) as exc:
+    except (InputFileError, ValueError, FileNotFoundError, RuntimeError) as exc:
         _fail(exc)
     print(summary_line(summary))
+    check_scored(summary, run_dir)
+
+
+def check_scored(summary: dict, run_dir: Path) -> None:
+    """Warnings to the console; exit non-zero when nothing was scored or the judge failed on every item."""
+    for warning in summary.get("warnings", []):
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+    judge_rate = summary.get("explore", {}).get("judge_rate")
+    if judge_rate is not None:
+        console.print(f"judge: a valid score for {judge_rate:.1f}% of the items it was asked about")
+    if summary.get("judge_failed"):
+        console.print(
+            f"[bold red]error:[/] {run_dir}: the judge failed on every item; the scores are not judgements",
+            highlight=False,
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
+    if not summary.get("n"):
+        console.print(
+            f"[bold red]error:[/] {run_dir}: nothing to score — 0 answered questions "
+            f"({summary.get('errors', 0)} failed requests, {summary.get('missing', 0)} never sent); "
+            "rerun `egoworld run` with the same options to send them",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 @app.command("report")
@@ -400,11 +425,22 @@ _register_extensions()
 
 def main() -> None:
     """Console-script entry point."""
+    import sqlite3
+
+    from egoworld.common.failures import explain_failure
+    from egoworld.common.files import InputFileError
+
     try:
         app()
     except KeyboardInterrupt:
         console.print("interrupted — rerun the same command to resume")
         sys.exit(130)
+    except InputFileError as exc:  # a loader a command did not wrap: still one line, never a traceback
+        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(EXIT_BAD_INPUT)
+    except (OSError, sqlite3.Error) as exc:
+        console.print(f"[bold red]error:[/] {explain_failure(exc)}", highlight=False, soft_wrap=True)
+        sys.exit(EXIT_BAD_INPUT)
 
 
 if __name__ == "__main__":

@@ -244,6 +244,7 @@ def save(
         builder=builder,
         seed=cfg.seed,
         source={"episodes": sources},
+        check_media=True,
         description=description,
     )
 
