@@ -20,7 +20,7 @@ from egoworld import __version__
 from egoworld.benchmarks.folder import Benchmark, load_benchmark
 from egoworld.benchmarks.registry import plugin_for
 from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, write_json, write_json_or_in_place
+from egoworld.common.files import InputFileError, read_json_object, write_json, write_json_or_in_place
 from egoworld.common.hashing import sha256_json
 from egoworld.common.secrets import redact
 from egoworld.models.base import Message, Model, Request, TextPart
@@ -359,6 +359,10 @@ def _run_locked(
 ) -> RunSummary:
     """The body of `run_benchmark`, with the folder locked: run.json says how the run ended, whatever happens."""
     previous = (out / RUN_MANIFEST).is_file()
+    old_counts = read_json_object(out / RUN_MANIFEST).get("counts") if previous else None
+    stored_before = bool((old_counts or {}).get("rows"))
+    if old_counts:
+        manifest["counts"] = old_counts  # kept while running: an emptied store is then recognised
     manifest["status"] = "running"
     write_json(out / RUN_MANIFEST, manifest)
 
@@ -369,7 +373,7 @@ def _run_locked(
     start = time.perf_counter()
     counts: dict[str, int] = {}
     try:
-        store = ResponseStore(out / STORE_FILE)
+        store = ResponseStore(out / STORE_FILE, expect_data=stored_before)
         try:
             store.reset_plan()
             if cfg.executor == "ray":

@@ -76,8 +76,8 @@ def damaged_message(path: Path, what: str) -> str:
     )
 
 
-def check_store_file(path: Path, *, must_exist: bool) -> None:
-    """The store-opening check: the file is missing only where allowed, never empty, and starts like SQLite."""
+def check_store_file(path: Path, *, must_exist: bool, allow_empty: bool = False) -> None:
+    """The store-opening check: the file is missing or empty only where allowed, and starts like SQLite."""
     if path.is_dir():
         raise DamagedStoreError(f"{path}: is a folder, expected the run's SQLite response store")
     if not path.exists():
@@ -88,6 +88,8 @@ def check_store_file(path: Path, *, must_exist: bool) -> None:
         return
     with path.open("rb") as fh:
         head = fh.read(len(_SQLITE_HEADER))
+    if not head and allow_empty:
+        return  # created but never written (e.g. killed at once): SQLite sets it up as a new store
     if not head:
         raise DamagedStoreError(damaged_message(path, "the file is empty (0 bytes)"))
     if head != _SQLITE_HEADER:
@@ -115,9 +117,11 @@ class ResponseRow:
 class ResponseStore:
     """SQLite response store. One writer process at a time; readers may open it concurrently."""
 
-    def __init__(self, path: str | Path, *, readonly: bool = False):
+    def __init__(self, path: str | Path, *, readonly: bool = False, expect_data: bool = False):
+        """Open (or create) the store; ``expect_data``: the run's manifest records stored responses, so an
+        empty file means the store was emptied (a 0-byte file is otherwise a store not yet written)."""
         self.path = Path(path)
-        check_store_file(self.path, must_exist=readonly)
+        check_store_file(self.path, must_exist=readonly, allow_empty=not (readonly or expect_data))
         try:
             if readonly:
                 self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
