@@ -115,7 +115,10 @@ def validate_row(model: Any, row: Any, path: str | Path, line: int | None = None
         return model.model_validate(row)
     except ValidationError as exc:
         raise input_error(
-            path, explain_validation(exc), line=line, item=f"id {rid}" if rid is not None else None
+            path,
+            explain_validation(exc),
+            line=line,
+            item=f"id {rid}" if rid is not None and line is not None else None,
         ) from None
 
 

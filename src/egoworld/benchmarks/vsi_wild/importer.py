@@ -70,6 +70,12 @@ def _row_to_sample(row: dict, where: str) -> Sample:
     video = row["video_name"]
     frames: list[FrameInput] = []
     indices = row["frame_indices"] or []
+    if not isinstance(indices, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in indices
+    ):
+        raise InputFileError(
+            f"{where}, field 'frame_indices': {indices!r} has the wrong type (a list of integers)"
+        )
     if task == "VMR":
         frames = [FrameInput(index=i, role="indicated_moment") for i in indices]
     elif task == "VPO":
