@@ -235,7 +235,8 @@ def run(
         str | None, typer.Option(help="Server URL for openai:<model> (e.g. http://127.0.0.1:8000/v1).")
     ] = None,
     max_tokens: Annotated[
-        int | None, typer.Option(help="Generation limit for server models (default 256).")
+        int | None,
+        typer.Option(help="Generation limit for server models (default 256: short answers; EXPLORE 2048)."),
     ] = None,
     temperature: Annotated[
         float | None, typer.Option(help="Sampling temperature for server models (default 0).")
@@ -245,7 +246,15 @@ def run(
     ] = None,
     model_arg: Annotated[
         list[str] | None,
-        typer.Option("--model-arg", help="Backend option key=value (repeatable), e.g. stop=</s>."),
+        typer.Option(
+            "--model-arg", help="Backend options key=value (repeatable; 'a=1 b=2' too), e.g. stop=</s>."
+        ),
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            help="Environment variable holding the API key (default OPENAI_API_KEY), as for doctor."
+        ),
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     executor: Annotated[
@@ -269,7 +278,12 @@ def run(
 
     try:
         args = model_args_with_flags(
-            model_arg, base_url=base_url, max_tokens=max_tokens, temperature=temperature, timeout=timeout
+            model_arg,
+            base_url=base_url,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            timeout=timeout,
+            api_key_env=api_key_env,
         )
         cfg = RunConfig(
             bench=bench,
@@ -377,9 +391,13 @@ def demo(
     out: Annotated[
         Path, typer.Option("--out", help="Folder for the demo's worlds, benchmarks, runs and report.")
     ] = Path("demo-out"),
-    data: Annotated[Path, typer.Option(help="The shared data folder (holds vsi-super-wild/).")] = Path(
-        "../shared/data"
-    ),
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            help="The shared data folder (holds vsi-super-wild/); default: $EGOWORLD_DATA, else ../shared/data "
+            "from here or beside the egoworld checkout."
+        ),
+    ] = None,
     per_task: Annotated[
         int, typer.Option(help="Official VSI-Super-Wild: questions per task in the subset.")
     ] = 250,
@@ -418,9 +436,28 @@ def _register_extensions() -> None:
         module.register(app=app, import_app=import_app, build_app=build_app)
     if build_app.registered_commands or build_app.registered_groups:
         app.add_typer(build_app, name="build")
+    from egoworld.cli_examples import add_examples
+
+    add_examples(app)
 
 
 _register_extensions()
+
+
+def spread_model_args(argv: list[str]) -> list[str]:
+    """``--model-arg a=1 b=2`` → ``--model-arg a=1 --model-arg b=2`` (bare key=value words after a
+    --model-arg value; the commands that take --model-arg have no positional arguments)."""
+    import re
+
+    out: list[str] = []
+    spreading = False  # the previous word was a --model-arg value (or a spread pair)
+    for word in argv:
+        if spreading and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word):
+            out += ["--model-arg", word]
+            continue
+        spreading = out[-1:] == ["--model-arg"]
+        out.append(word)
+    return out
 
 
 def main() -> None:
@@ -430,6 +467,7 @@ def main() -> None:
     from egoworld.common.failures import explain_failure
     from egoworld.common.files import InputFileError
 
+    sys.argv[1:] = spread_model_args(sys.argv[1:])
     try:
         app()
     except KeyboardInterrupt:

@@ -199,3 +199,58 @@ def test_bootstrap_streams_at_20000_questions():
     tracemalloc.stop()
     matrix = 2_000 * 5_000 * 8  # one float copy of the draws, 80 MB (the old code held two)
     assert peak < matrix / 2, f"peak {peak / 2**20:.0f} MB"
+
+
+# -- the EXPLORE judge ----------------------------------------------------------------------------------------
+def _explore_case(tmp_path: Path) -> tuple[Path, Path]:
+    pytest.importorskip("spacy")
+    from egoworld.benchmarks.explore.build import save_instances
+    from egoworld.benchmarks.explore.instances import Instance, Scene, SceneObject
+
+    scene = Scene(
+        (
+            SceneObject("cup", "a red cup", ("on the table",)),
+            SceneObject("knife", "a sharp knife", ("next to the cup",)),
+        )
+    )
+    insts = [Instance(f"img{i}.jpg", "|".join(f"C step {j}" for j in range(15)), scene) for i in range(2)]
+    save_instances(tmp_path / "bench", insts, builder={"test": True})
+    preds = tmp_path / "preds.json"
+    preds.write_text(
+        json.dumps({f"img{i}.jpg": "A red cup is on the table. A sharp knife." for i in range(2)})
+    )
+    return tmp_path / "bench", preds
+
+
+def test_judge_that_failed_on_every_item_exits_non_zero_and_is_not_comparable(tmp_path):
+    bench, preds = _explore_case(tmp_path)
+    with FakeOpenAIServer(model="judge-a", reply=lambda p: "I cannot judge this.") as srv:
+        spec = f"openai:judge-a,base_url={srv.base_url},invalid_retries=0"
+        r = cli("explore", "score", "--bench", bench, "--predictions", preds, "--out", tmp_path / "o",
+                "--judge", spec)  # fmt: skip
+    assert_fails_cleanly(r, 3, "the judge failed on every item")
+    summary = json.loads((tmp_path / "o" / "scores.json").read_text())
+    assert summary["judge_failed"] is True
+    assert summary["explore"]["judge"]["comparable_to_paper"] is False
+    assert summary["explore"]["judge_rate"] == 0.0
+
+
+def test_judge_served_by_another_model_is_not_comparable(tmp_path):
+    bench, preds = _explore_case(tmp_path)
+    with FakeOpenAIServer(model="some-other-model", reply=lambda p: "4") as srv:
+        spec = f"openai:judge-a,base_url={srv.base_url}"
+        r = cli("explore", "score", "--bench", bench, "--predictions", preds, "--out", tmp_path / "o",
+                "--judge", spec)  # fmt: skip
+    assert r.code == 0, r.output
+    assert "some-other-model" in r.output and "warning" in r.output
+    summary = json.loads((tmp_path / "o" / "scores.json").read_text())
+    assert summary["explore"]["judge"]["comparable_to_paper"] is False
+    assert summary["explore"]["judge_rate"] == 100.0
+
+
+def test_unreachable_judge_stops_after_one_check(tmp_path):
+    bench, preds = _explore_case(tmp_path)
+    url = f"http://127.0.0.1:{unused_port()}/v1"
+    r = cli("explore", "score", "--bench", bench, "--predictions", preds, "--out", tmp_path / "o",
+            "--judge", f"openai:judge-a,base_url={url}")  # fmt: skip
+    assert_fails_cleanly(r, 2, url, "cannot connect")
