@@ -16,6 +16,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
+def src_env() -> dict[str, str]:
+    """The environment for a subprocess that must import the same egoworld as this test process."""
+    import egoworld
+
+    return {
+        **os.environ,
+        "PYTHONPATH": str(Path(egoworld.__file__).resolve().parents[1]),
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
 @dataclass
 class Outcome:
     code: int
@@ -50,7 +61,7 @@ def cli(*argv: str | Path) -> Outcome:
 
 def cli_subprocess(*argv: str | Path, cwd: Path | None = None, timeout: float = 120) -> Outcome:
     """Run ``egoworld ARGV`` as a separate process (the real console behaviour)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
+    env = {**src_env(), "COLUMNS": "200"}
     proc = subprocess.run(
         [sys.executable, "-m", "egoworld.cli", *map(str, argv)],
         capture_output=True,

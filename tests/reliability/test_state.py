@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from faults import REPO, assert_fails_cleanly, cli, tiny_bench
+from faults import REPO, assert_fails_cleanly, cli, src_env, tiny_bench
 
 sys.path.insert(0, str(REPO / "tests"))
 from openai_test_server import FakeOpenAIServer  # noqa: E402
@@ -150,8 +149,7 @@ score_run(sys.argv[3])
 
 
 def _kill_score_at(out: Path, point: str, n: int) -> int:
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    proc = subprocess.run([sys.executable, "-c", _KILL_SCORE, point, str(n), str(out)], env=env)
+    proc = subprocess.run([sys.executable, "-c", _KILL_SCORE, point, str(n), str(out)], env=src_env())
     return proc.returncode
 
 
@@ -183,9 +181,9 @@ def test_kill_9_during_run_then_rerun_completes(tmp_path, rows):
     out = tmp_path / "r"
     with FakeOpenAIServer(model="fake-vlm", delay=0.02) as srv:
         argv = cli_run_argv(bench, srv.base_url)
-        kill_after_rows(argv, out, rows)
+        kill_after_rows(argv, out, rows, env=src_env())
         assert json.loads((out / "run.json").read_text())["status"] == "running"  # as kill -9 left it
-        done = subprocess.run([*argv, "--out", str(out)], env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+        done = subprocess.run([*argv, "--out", str(out)], env=src_env())
     assert done.returncode == 0  # the stale lock of the killed process does not block the rerun
     with sqlite3.connect(out / "responses.sqlite") as con:
         assert con.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM responses").fetchone() == (48, 48)
@@ -214,7 +212,7 @@ def test_two_real_processes_on_one_folder(tmp_path):
             sys.executable, "-m", "egoworld.cli", "run", "--bench", str(bench), "--model", "openai:fake-vlm-1",
             "--base-url", srv.base_url, "--out", str(out), "--no-progress", "--concurrency", "1",
         ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+        env = src_env()
         first = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         deadline = time.time() + 60
         while not (out / "responses.sqlite").exists() and time.time() < deadline:
