@@ -156,3 +156,18 @@ def test_report_of_broken_scores(tmp_path):
     (out / "scores.json").write_text("null\n")
     r = cli("report", out, "--out", tmp_path / "rep")
     assert_fails_cleanly(r, 2, "scores.json", "expected a JSON object", "got null")
+
+
+def test_csv_with_non_utf8_bytes_names_the_line(tmp_path):
+    qa = write_lines(tmp_path / "qa.jsonl", [json.dumps(vsi_row("q0"))])
+    csv = write_lines(
+        tmp_path / "durations.csv", ["video_name,duration_s", "abc_front.mp4,12.5", b"caf\xe9.mp4,3"]
+    )
+    r = cli("import", "vsi-wild-qa", qa, "--out", tmp_path / "b", "--durations", csv)
+    assert_fails_cleanly(r, 2, "durations.csv, line 3", "not UTF-8", "0xe9")
+
+
+def test_csv_given_as_a_folder(tmp_path):
+    qa = write_lines(tmp_path / "qa.jsonl", [json.dumps(vsi_row("q0"))])
+    r = cli("import", "vsi-wild-qa", qa, "--out", tmp_path / "b", "--durations", tmp_path)
+    assert_fails_cleanly(r, 2, str(tmp_path), "is a folder, expected a file")
