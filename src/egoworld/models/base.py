@@ -149,6 +149,8 @@ class Model(ABC):
 
     backend: str = "abstract"
     accepts_images: bool = True
+    #: the preflight is cheap (a connection check), so a driver that does not run the model may call it too
+    cheap_preflight: bool = True
 
     @abstractmethod
     def identity(self) -> dict[str, Any]:

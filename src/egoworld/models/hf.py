@@ -112,6 +112,7 @@ class _Pending:
 
 class HFModel(Model):
     backend = "hf"
+    cheap_preflight = False  # loads the weights: only where the model runs
 
     def __init__(
         self,

@@ -377,7 +377,8 @@ def _run_locked(
         try:
             store.reset_plan()
             if cfg.executor == "ray":
-                summary.warnings.extend(asyncio.run(model.preflight()))
+                if model.cheap_preflight:  # (Ray workers load hf models themselves)
+                    summary.warnings.extend(asyncio.run(model.preflight()))
                 _drive_ray(cfg, items, store, summary, given_model, resumed=previous)
             else:
                 inputs = open_inputs(bench, settings)
