@@ -35,7 +35,7 @@ from egoworld.benchmarks.explore.selection import select_explore_samples
 from egoworld.benchmarks.explore.strategy import Strategy, clean_reply, step_labels
 from egoworld.benchmarks.folder import Benchmark, load_benchmark
 from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, read_json, write_json
+from egoworld.common.files import InputFileError, read_json_object, write_json
 from egoworld.models.base import Message, Model, Part, Request, TextPart
 from egoworld.models.preflight import served_model_warning
 from egoworld.models.spec import ModelContext, create_model
@@ -246,7 +246,7 @@ def run_explore(cfg: ExploreRunConfig, *, model: Model | None = None) -> Explore
     manifest = explore_manifest(cfg, bench, model)
     out = Path(cfg.out)
     if (out / RUN_MANIFEST).is_file():
-        old = read_json(out / RUN_MANIFEST).get("explore", {}).get("strategy")
+        old = read_json_object(out / RUN_MANIFEST).get("explore", {}).get("strategy")
         if old != cfg.strategy.describe():
             raise InputFileError(
                 f"{out / RUN_MANIFEST}: this folder holds a run with strategy {old!r}; use a new --out folder "
