@@ -171,3 +171,10 @@ def test_csv_given_as_a_folder(tmp_path):
     qa = write_lines(tmp_path / "qa.jsonl", [json.dumps(vsi_row("q0"))])
     r = cli("import", "vsi-wild-qa", qa, "--out", tmp_path / "b", "--durations", tmp_path)
     assert_fails_cleanly(r, 2, str(tmp_path), "is a folder, expected a file")
+
+
+def test_world_episode_header_that_is_not_an_object(tmp_path):
+    ep = tmp_path / "w" / "ep"
+    ep.mkdir(parents=True)
+    (ep / "episode.json").write_text("[]\n")
+    assert_fails_cleanly(cli("world", "show", ep), 2, "episode.json", "expected a JSON object", "got a list")

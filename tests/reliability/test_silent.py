@@ -157,7 +157,7 @@ def test_builder_refuses_a_missing_image(tmp_path):
     )  # fmt: skip
     with pytest.raises(InputFileError, match=r"gone\.png.*does not exist"):
         save_benchmark(tmp_path / "b", name="t", tasks={"T": TaskInfo(answer_type="integer", metric="mra")},
-                       samples=[s])  # fmt: skip
+                       samples=[s], check_media=True)  # fmt: skip
 
 
 def _old_bootstrap(values, clusters, n_boot=2000, level=0.95, seed=0):
