@@ -96,11 +96,12 @@ def test_identity_tracks_the_weights_folder(tiny, tmp_path):
     assert folder_revision(copy) != folder_revision(tiny)
 
 
-def test_a_model_that_cannot_load_gives_error_rows(tmp_path):
+def test_a_model_that_cannot_load_is_one_fatal_error(tmp_path):
+    from egoworld.models.base import ModelUnavailable
+
     bench = balanced_mc_bench(tmp_path / "b", n_mc=3, n_int=0)
     missing = tmp_path / "no-such-model"
     missing.mkdir()
-    summary = run_benchmark(
-        RunConfig(bench=bench.root, model=f"hf:{missing}", out=tmp_path / "r", progress=False)
-    )
-    assert summary.errors == 3 and summary.ok == 0
+    with pytest.raises(ModelUnavailable, match="could not be loaded"):
+        run_benchmark(RunConfig(bench=bench.root, model=f"hf:{missing}", out=tmp_path / "r", progress=False))
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["status"] == "failed"

@@ -238,7 +238,8 @@ def run(
         str | None, typer.Option(help="Server URL for openai:<model> (e.g. http://127.0.0.1:8000/v1).")
     ] = None,
     max_tokens: Annotated[
-        int | None, typer.Option(help="Generation limit for server models (default 256).")
+        int | None,
+        typer.Option(help="Generation limit for server models (default 256: short answers; EXPLORE 2048)."),
     ] = None,
     temperature: Annotated[
         float | None, typer.Option(help="Sampling temperature for server models (default 0).")
@@ -248,7 +249,15 @@ def run(
     ] = None,
     model_arg: Annotated[
         list[str] | None,
-        typer.Option("--model-arg", help="Backend option key=value (repeatable), e.g. stop=</s>."),
+        typer.Option(
+            "--model-arg", help="Backend options key=value (repeatable; 'a=1 b=2' too), e.g. stop=</s>."
+        ),
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            help="Environment variable holding the API key (default OPENAI_API_KEY), as for doctor."
+        ),
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     executor: Annotated[
@@ -272,7 +281,12 @@ def run(
 
     try:
         args = model_args_with_flags(
-            model_arg, base_url=base_url, max_tokens=max_tokens, temperature=temperature, timeout=timeout
+            model_arg,
+            base_url=base_url,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            timeout=timeout,
+            api_key_env=api_key_env,
         )
         cfg = RunConfig(
             bench=bench,
@@ -334,11 +348,36 @@ def score(
         summary = score_run(
             run_dir, bench_dir=bench, options={"judge": judge} if judge else None, scoring=scoring
         )
-    except (InputFileError, ValueError, FileNotFoundError) as exc:
+    except (InputFileError, ValueError, FileNotFoundError, RuntimeError) as exc:
         _fail(exc)
     print(summary_line(summary))
     if (agreement := summary.get("reference_agreement")) is not None:
         print(reference_line(agreement))
+    check_scored(summary, run_dir)
+
+
+def check_scored(summary: dict, run_dir: Path) -> None:
+    """Warnings to the console; exit non-zero when nothing was scored or the judge failed on every item."""
+    for warning in summary.get("warnings", []):
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+    judge_rate = summary.get("explore", {}).get("judge_rate")
+    if judge_rate is not None:
+        console.print(f"judge: a valid score for {judge_rate:.1f}% of the items it was asked about")
+    if summary.get("judge_failed"):
+        console.print(
+            f"[bold red]error:[/] {run_dir}: the judge failed on every item; the scores are not judgements",
+            highlight=False,
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
+    if not summary.get("n"):
+        console.print(
+            f"[bold red]error:[/] {run_dir}: nothing to score — 0 answered questions "
+            f"({summary.get('errors', 0)} failed requests, {summary.get('missing', 0)} never sent); "
+            "rerun `egoworld run` with the same options to send them",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 @app.command("report")
@@ -366,9 +405,13 @@ def demo(
     out: Annotated[
         Path, typer.Option("--out", help="Folder for the demo's worlds, benchmarks, runs and report.")
     ] = Path("demo-out"),
-    data: Annotated[Path, typer.Option(help="The shared data folder (holds vsi-super-wild/).")] = Path(
-        "../shared/data"
-    ),
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            help="The shared data folder (holds vsi-super-wild/); default: $EGOWORLD_DATA, else ../shared/data "
+            "from here or beside the egoworld checkout."
+        ),
+    ] = None,
     per_task: Annotated[
         int, typer.Option(help="Official VSI-Super-Wild: questions per task in the subset.")
     ] = 250,
@@ -407,18 +450,49 @@ def _register_extensions() -> None:
         module.register(app=app, import_app=import_app, build_app=build_app)
     if build_app.registered_commands or build_app.registered_groups:
         app.add_typer(build_app, name="build")
+    from egoworld.cli_examples import add_examples
+
+    add_examples(app)
 
 
 _register_extensions()
 
 
+def spread_model_args(argv: list[str]) -> list[str]:
+    """``--model-arg a=1 b=2`` → ``--model-arg a=1 --model-arg b=2`` (bare key=value words after a
+    --model-arg value; the commands that take --model-arg have no positional arguments)."""
+    import re
+
+    out: list[str] = []
+    spreading = False  # the previous word was a --model-arg value (or a spread pair)
+    for word in argv:
+        if spreading and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word):
+            out += ["--model-arg", word]
+            continue
+        spreading = out[-1:] == ["--model-arg"]
+        out.append(word)
+    return out
+
+
 def main() -> None:
     """Console-script entry point."""
+    import sqlite3
+
+    from egoworld.common.failures import explain_failure
+    from egoworld.common.files import InputFileError
+
+    sys.argv[1:] = spread_model_args(sys.argv[1:])
     try:
         app()
     except KeyboardInterrupt:
         console.print("interrupted — rerun the same command to resume")
         sys.exit(130)
+    except InputFileError as exc:  # a loader a command did not wrap: still one line, never a traceback
+        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(EXIT_BAD_INPUT)
+    except (OSError, sqlite3.Error) as exc:
+        console.print(f"[bold red]error:[/] {explain_failure(exc)}", highlight=False, soft_wrap=True)
+        sys.exit(EXIT_BAD_INPUT)
 
 
 if __name__ == "__main__":

@@ -29,12 +29,42 @@ from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
 
 DEMO_MODELS = ("random", "prior", "oracle")
+QA_FILE = Path("vsi-super-wild") / "vsi_super_wild_qa.jsonl"
+
+
+def data_candidates() -> list[Path]:
+    """Where the shared data folder may be, in order: $EGOWORLD_DATA, ../shared/data from the current folder,
+    and ../shared/data beside the egoworld checkout (so the demo finds it from any folder)."""
+    import os
+
+    import egoworld
+
+    found = [Path(os.environ["EGOWORLD_DATA"])] if os.environ.get("EGOWORLD_DATA") else []
+    checkout = Path(egoworld.__file__).resolve().parents[2]  # src/egoworld/__init__.py → the checkout
+    return [*found, Path("../shared/data"), checkout.parent / "shared" / "data"]
+
+
+def resolve_data(data: Path | None) -> Path:
+    """``data`` if given, else the first candidate that holds the official questions; else a clear error."""
+    if data is not None:
+        return Path(data)
+    tried = data_candidates()
+    for folder in tried:
+        if (folder / QA_FILE).is_file():
+            return folder
+    raise InputFileError(
+        f"the shared data folder (holding {QA_FILE}) is not in any of: {', '.join(str(t) for t in tried)}. "
+        "Pass --data DIR or set EGOWORLD_DATA=DIR; or leave the official questions out with "
+        "--parts beyond3d,vsi-synthetic,explore"
+    )
 
 
 def vsi_official(out: Path, data: Path, per_task: int, say: Callable[[str], None]) -> list[Path]:
-    qa = Path(data) / "vsi-super-wild" / "vsi_super_wild_qa.jsonl"
+    qa = Path(data) / QA_FILE
     if not qa.is_file():
-        raise InputFileError(f"{qa}: not found — pass --data with the folder that holds vsi-super-wild/")
+        raise InputFileError(
+            f"{qa}: not found — pass --data with the folder that holds vsi-super-wild/ (or set EGOWORLD_DATA)"
+        )
     bench_dir = out / "bench" / "vsi_wild_official"
     bench = import_vsi_wild_qa(qa, bench_dir)
     say(f"{len(bench.samples)} questions → {bench_dir}")
@@ -98,7 +128,9 @@ def explore(out: Path, say: Callable[[str], None], *, episodes: int = 24) -> lis
     return runs
 
 
-def run_demo(*, out: Path, data: Path, per_task: int = 250, parts: tuple[str, ...] | None = None) -> Path:
+def run_demo(
+    *, out: Path, data: Path | None, per_task: int = 250, parts: tuple[str, ...] | None = None
+) -> Path:
     """Run the demo parts into ``out`` and write one report; returns the path of its ``index.html``."""
     console = Console(stderr=True)
 
@@ -110,7 +142,7 @@ def run_demo(*, out: Path, data: Path, per_task: int = 250, parts: tuple[str, ..
     steps = {
         "vsi-official": (
             "VSI-Super-Wild, official questions (text only, Shuffle24)",
-            lambda: vsi_official(out, Path(data), per_task, say),
+            lambda: vsi_official(out, resolve_data(data), per_task, say),
         ),
         "beyond3d": (
             "Beyond3D from synthetic kitchens (text, video + text, last frame + text)",

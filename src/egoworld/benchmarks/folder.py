@@ -7,15 +7,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from egoworld import __version__
 from egoworld.benchmarks.schema import Manifest, Sample, TaskInfo
 from egoworld.common.files import (
     InputFileError,
-    explain_validation,
     iter_jsonl,
     read_json,
+    validate_row,
     write_json,
     write_jsonl,
 )
@@ -78,11 +76,17 @@ def save_benchmark(
     source: dict | None = None,
     description: str = "",
     version: str = "1",
+    check_media: bool = False,
 ) -> Benchmark:
-    """Write ``samples.jsonl`` and ``manifest.json`` (atomically) and return the loaded benchmark."""
+    """Write ``samples.jsonl`` and ``manifest.json`` (atomically) and return the loaded benchmark.
+
+    Builders pass ``check_media``: a missing or empty video or image is refused now, not at run time.
+    """
     root = Path(root)
     samples = list(samples)
     _check_samples(samples, name, tasks, where=str(root / "samples.jsonl"))
+    if check_media:
+        check_media_files(root, samples)
     write_jsonl(root / "samples.jsonl", (s.model_dump(mode="json", exclude_defaults=True) for s in samples))
     counts = Counter(s.task for s in samples)
     dist: dict[str, Counter[str]] = {t: Counter() for t in tasks}
@@ -114,24 +118,19 @@ def load_benchmark(root: str | Path) -> Benchmark:
             f"{mpath}: not found — a benchmark folder holds manifest.json and samples.jsonl "
             "(create one with `egoworld import …` or `egoworld build …`)"
         )
-    try:
-        manifest = Manifest.model_validate(read_json(mpath))
-    except ValidationError as exc:
-        raise InputFileError(f"{mpath}: {explain_validation(exc)}") from exc
+    manifest = validate_row(Manifest, read_json(mpath), mpath)
     spath = root / manifest.samples_file
     samples: list[Sample] = []
+    lines: list[int] = []
     for lineno, row in iter_jsonl(spath):
-        try:
-            samples.append(Sample.model_validate(row))
-        except ValidationError as exc:
-            sid = row.get("id", "?") if isinstance(row, dict) else "?"
-            raise InputFileError(f"{spath}, line {lineno} (id {sid}): {explain_validation(exc)}") from exc
+        samples.append(validate_row(Sample, row, spath, lineno))
+        lines.append(lineno)
     if manifest.samples_sha256 and sha256_file(spath) != manifest.samples_sha256:
         raise InputFileError(
             f"{spath}: its sha256 differs from manifest.json's samples_sha256 — the file was changed after the "
             "benchmark was written; rebuild it, or run `egoworld bench rehash DIR` to accept the edit"
         )
-    _check_samples(samples, manifest.name, manifest.tasks, where=str(spath))
+    _check_samples(samples, manifest.name, manifest.tasks, where=str(spath), lines=lines)
     return Benchmark(root=root, manifest=manifest, samples=samples)
 
 
@@ -156,11 +155,59 @@ def rehash_benchmark(root: str | Path) -> Manifest:
     return saved.manifest
 
 
-def _check_samples(samples: list[Sample], name: str, tasks: dict[str, TaskInfo], *, where: str) -> None:
+def check_media_files(root: Path, samples: list[Sample]) -> None:
+    """Refuse, at build time, a video or image that is missing or empty (0 bytes).
+
+    Media of a folder that is not attached at all (e.g. ``videos/`` of a text-only import) are allowed: a
+    video setting lists those before a run. Once the folder is there, every file it should hold must be.
+    """
+    seen: set[str] = set()
+    for s in samples:
+        paths = ([s.media.video.path] if s.media.video else []) + [im.path for im in s.media.images]
+        for rel in paths:
+            if rel in seen:
+                continue
+            seen.add(rel)
+            path = Path(rel) if Path(rel).is_absolute() else root / rel
+            top = Path(rel).parts[0] if not Path(rel).is_absolute() and len(Path(rel).parts) > 1 else None
+            if top is not None and not (root / top).exists():
+                continue  # media not attached to this benchmark (text-only)
+            if not path.is_file():
+                raise InputFileError(
+                    f"{path}: sample {s.id!r} names this {'video' if rel.endswith(_VIDEO_EXT) else 'file'}, "
+                    "but it does not exist; add the file (or fix the sample's media path) and build again"
+                )
+            if path.stat().st_size == 0:
+                raise InputFileError(
+                    f"{path}: sample {s.id!r} names this file, but it is empty (0 bytes) — an interrupted copy or "
+                    "render; replace it and build again"
+                )
+
+
+_VIDEO_EXT = (".mp4", ".mkv", ".mov", ".webm", ".avi")
+
+
+def check_unique_ids(ids: Iterable[tuple[str, str]], fix: str = "ids must be unique") -> None:
+    """``(id, where)`` pairs in input order; a repeated id raises naming both places (input lines)."""
+    first: dict[str, str] = {}
+    for sid, where in ids:
+        if sid in first:
+            raise InputFileError(f"{where}: id {sid!r} appears twice (first at {first[sid]}); {fix}")
+        first[sid] = where
+
+
+def _check_samples(
+    samples: list[Sample],
+    name: str,
+    tasks: dict[str, TaskInfo],
+    *,
+    where: str,
+    lines: list[int] | None = None,
+) -> None:
+    labels = [f"line {n}" for n in lines] if lines else [f"sample {i + 1}" for i in range(len(samples))]
+    check_unique_ids((s.id, f"{where}, {label}") for s, label in zip(samples, labels, strict=True))
     seen: dict[str, Sample] = {}
     for s in samples:
-        if s.id in seen:
-            raise InputFileError(f"{where}: sample id {s.id!r} appears twice; ids must be unique")
         if s.benchmark != name:
             raise InputFileError(
                 f"{where}: sample {s.id!r} says benchmark {s.benchmark!r} but the manifest names {name!r}"

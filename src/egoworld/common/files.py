@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -82,34 +82,206 @@ def write_jsonl(path: str | Path, rows: Iterable[Any]) -> int:
     return n
 
 
-def read_json(path: str | Path) -> Any:
-    path = Path(path)
-    if not path.is_file():
-        raise InputFileError(f"{path}: file not found")
+def input_error(
+    path: str | Path,
+    problem: str,
+    *,
+    line: int | None = None,
+    item: str | None = None,
+    field: str | None = None,
+    fix: str | None = None,
+) -> InputFileError:
+    """The one error formatter of every loader: "FILE, line N (item), field 'f': problem; fix"."""
+    where = str(path)
+    if line is not None:
+        where += f", line {line}"
+    if item:
+        where += f" ({item})"
+    if field:
+        where += f", field '{field}'"
+    return InputFileError(f"{where}: {problem}" + (f"; {fix}" if fix else ""))
+
+
+def validate_row(model: Any, row: Any, path: str | Path, line: int | None = None, what: str = "") -> Any:
+    """``model.model_validate(row)``; a pydantic error or a non-object row becomes an `InputFileError`."""
+    from pydantic import ValidationError
+
+    if not isinstance(row, dict):
+        raise input_error(
+            path, f"expected a JSON object {{…}}{what}, got {_json_kind(row)}", line=line, fix=_FIX_LINE
+        )
+    rid = row.get("id")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return model.model_validate(row)
+    except ValidationError as exc:
+        raise input_error(
+            path,
+            explain_validation(exc),
+            line=line,
+            item=f"id {rid}" if rid is not None and line is not None else None,
+        ) from None
+
+
+_FIX_LINE = "each line must be one JSON object; fix or remove that line"
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def check_input_file(path: str | Path, what: str = "file") -> Path:
+    """``path`` exists and is a regular file, else an error that says which (a folder is not "not found")."""
+    path = Path(path)
+    if path.is_dir():
+        inside = sorted(p.name for p in path.iterdir() if p.suffix in (".json", ".jsonl"))[:5]
+        hint = f"; it holds {', '.join(inside)} — pass one of those" if inside else ""
+        raise input_error(path, f"is a folder, expected a {what}{hint}")
+    if not path.is_file():
+        raise input_error(path, f"{what} not found", fix="check the path")
+    return path
+
+
+def _decode(data: bytes, path: Path, line: int | None = None) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if line is None:
+            line = data.count(b"\n", 0, exc.start) + 1
+            column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        else:
+            column = exc.start + 1
+        raise input_error(
+            path,
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column})",
+            line=line,
+            fix="save the file as UTF-8",
+        ) from None
+
+
+def open_text(path: str | Path, what: str = "file") -> IO[str]:
+    """A UTF-8 text file (e.g. a CSV) as a stream, after the checks every loader makes: a folder or a missing
+    file, and bytes that are not UTF-8, are refused naming the file and line."""
+    import io
+
+    path = check_input_file(path, what)
+    return io.StringIO(_decode(path.read_bytes(), path), newline="")
+
+
+def read_json(path: str | Path) -> Any:
+    path = check_input_file(path)
+    text = _decode(path.read_bytes(), path)
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputFileError(
             f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from exc
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line_number, object)`` for each non-empty line; a bad line raises with its number."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputFileError(f"{path}: file not found")
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
+def read_json_object(path: str | Path, what: str = "") -> dict[str, Any]:
+    """`read_json` for files that must hold one JSON object (manifests, run.json, scores.json)."""
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise input_error(path, f"expected a JSON object {{…}}{what}, got {_json_kind(data)}")
+    return data
+
+
+def iter_jsonl(path: str | Path, *, objects: bool = True) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, object)`` for each non-empty line; a bad line raises with its number.
+
+    With ``objects`` (the default) every line must be a JSON object: a list, number, string or null line
+    is refused by line number instead of failing later with a traceback.
+    """
+    path = check_input_file(path)
+    with path.open("rb") as fh:
+        for lineno, data in enumerate(fh, start=1):
+            line = _decode(data, path, lineno)
             if not line.strip():
                 continue
             try:
-                yield lineno, json.loads(line)
+                obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputFileError(
                     f"{path}, line {lineno}: not valid JSON ({exc.msg}); fix or remove that line"
                 ) from exc
+            if objects and not isinstance(obj, dict):
+                raise input_error(
+                    path, f"expected a JSON object {{…}}, got {_json_kind(obj)}", line=lineno, fix=_FIX_LINE
+                )
+            yield lineno, obj
 
 
 def read_jsonl(path: str | Path) -> list[Any]:
     return [obj for _, obj in iter_jsonl(path)]
+
+
+def write_json_or_in_place(path: str | Path, obj: Any) -> None:
+    """`write_json`, falling back to overwriting ``path`` in place with compact JSON when no new file can be
+    made (a full disk): the old file's blocks are reused, so a status change still lands."""
+    try:
+        write_json(path, obj)
+    except OSError:
+        data = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        try:
+            with open(path, "r+b") as fh:
+                fh.write(data)
+                fh.truncate()
+        except OSError:
+            pass  # nothing more can be written; the caller re-raises the original error
+
+
+def remove_stale_temp_files(folder: str | Path, names: Iterable[str]) -> None:
+    """Delete temporary siblings (``.NAME.*.tmp``) that a killed process left behind."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return
+    for name in names:
+        for tmp in folder.glob(f".{name}.*.tmp"):
+            tmp.unlink(missing_ok=True)
+
+
+def write_file_set(folder: str | Path, files: dict[str, Callable[[IO[Any]], None]]) -> None:
+    """Write several files as one unit: either all come from this call, or the last one is absent.
+
+    The last file (e.g. ``scores.json``) is the commit mark: it is removed first and written last, so a kill
+    at any point leaves either the complete new set or no mark (readers treat that as "not written").
+    Temporary files of an earlier killed call are removed.
+    """
+    folder = Path(folder)
+    names = list(files)
+    remove_stale_temp_files(folder, names)
+    (folder / names[-1]).unlink(missing_ok=True)
+    for name in names:
+        with atomic_open(folder / name) as fh:
+            files[name](fh)
+
+
+def json_body(obj: Any, *, indent: int | None = 2, sort_keys: bool = True) -> Callable[[IO[Any]], None]:
+    """A writer for `write_file_set`: ``obj`` as `write_json` formats it."""
+
+    def write(fh: IO[Any]) -> None:
+        fh.write(json.dumps(obj, indent=indent, sort_keys=sort_keys, ensure_ascii=False))
+        fh.write("\n")
+
+    return write
+
+
+def jsonl_body(rows: Iterable[Any]) -> Callable[[IO[Any]], None]:
+    """A writer for `write_file_set`: one canonical JSON object per line, as `write_jsonl` writes them."""
+
+    def write(fh: IO[Any]) -> None:
+        for row in rows:
+            fh.write(canonical_json(row))
+            fh.write("\n")
+
+    return write

@@ -140,11 +140,17 @@ class ModelError(Exception):
         self.retryable = retryable
 
 
+class ModelUnavailable(RuntimeError):
+    """The model cannot answer any request (unreachable server, weights that fail to load): fatal."""
+
+
 class Model(ABC):
     """A model backend. ``identity()`` enters every request key: it must change whenever outputs could."""
 
     backend: str = "abstract"
     accepts_images: bool = True
+    #: the preflight is cheap (a connection check), so a driver that does not run the model may call it too
+    cheap_preflight: bool = True
 
     @abstractmethod
     def identity(self) -> dict[str, Any]:
@@ -156,6 +162,14 @@ class Model(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 — optional hook
         """Release connections; called once at the end of a run."""
+
+    async def preflight(self) -> list[str]:
+        """Check once, before the first request, that the model can answer at all; return warnings.
+
+        Raise `ModelUnavailable` when it cannot (server unreachable, weights that do not load): the command
+        stops with that one error instead of storing an error row per request.
+        """
+        return []
 
     @property
     def name(self) -> str:

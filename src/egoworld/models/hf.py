@@ -26,6 +26,7 @@ from egoworld.models.base import (
     ImagePart,
     Model,
     ModelError,
+    ModelUnavailable,
     Request,
     TextPart,
 )
@@ -111,6 +112,7 @@ class _Pending:
 
 class HFModel(Model):
     backend = "hf"
+    cheap_preflight = False  # loads the weights: only where the model runs
 
     def __init__(
         self,
@@ -198,6 +200,18 @@ class HFModel(Model):
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
         self._processor = processor
+
+    async def preflight(self) -> list[str]:
+        """Load the weights once, before any request: a model that cannot load is one fatal error."""
+        try:
+            await asyncio.to_thread(self.load)
+        except Exception as exc:
+            reason = exc.reason if isinstance(exc, ModelError) else f"{type(exc).__name__}: {exc}"
+            raise ModelUnavailable(
+                f"hf:{self.model_id}: the model could not be loaded ({reason.strip()[:400]}); check the folder "
+                "or hub id, --model-arg revision=…, and that transformers supports it"
+            ) from None
+        return []
 
     # -- batching -------------------------------------------------------------------------------------
     async def generate(self, request: Request) -> Generation:

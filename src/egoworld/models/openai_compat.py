@@ -117,6 +117,19 @@ class OpenAICompatModel(Model):
             await self._client.aclose()
             self._client = None
 
+    async def preflight(self) -> list[str]:
+        """One connection check (`models.preflight`); a warning when the server does not list the model."""
+        from egoworld.models.preflight import check_connection, served_model_warning
+
+        listed = await asyncio.to_thread(
+            check_connection,
+            self.base_url,
+            api_key_env=self.api_key_env,
+            timeout=min(self.timeout, 10.0),
+        )
+        warning = served_model_warning(self.model, listed, "lists")
+        return [warning] if warning else []
+
     def payload(self, request: Request) -> dict[str, Any]:
         return {
             "model": self.model,

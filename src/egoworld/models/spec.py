@@ -36,14 +36,32 @@ def available_backends() -> dict[str, str]:
 
 
 def parse_model_args(items: list[str] | None) -> dict[str, str]:
-    """``["k=v", …]`` → dict; a malformed item raises with the fix."""
+    """``["k=v", …]`` → dict; one item may hold several pairs (``"a=1 b=2"``); a malformed item raises with
+    the fix. A JSON value (``extra_body={"a": 1}``) is kept whole."""
     out: dict[str, str] = {}
     for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--model-arg {item!r}: expected key=value")
-        out[key.strip()] = value
+        pairs = [item] if item.partition("=")[2].lstrip()[:1] in ("{", "[") else item.split()
+        for pair in pairs or [item]:
+            key, sep, value = pair.partition("=")
+            if not sep or not key.strip():
+                raise ValueError(
+                    f"--model-arg {item!r}: expected key=value (e.g. --model-arg max_tokens=512)"
+                )
+            out[key.strip()] = value
     return out
+
+
+def split_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``openai:M,base_url=URL,max_tokens=64`` → (``openai:M``, options): the judge spec's form, accepted
+    by ``--model`` too, so one spelling works everywhere."""
+    head, *pairs = spec.split(",")
+    opts: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"model spec {spec!r}: {pair!r} is not key=value (openai:<model>[,key=value,…])")
+        opts[key.strip()] = value.strip()
+    return head.strip(), opts
 
 
 def model_args_with_flags(items: list[str] | None, **flags: object) -> dict[str, str]:
@@ -58,6 +76,12 @@ def model_args_with_flags(items: list[str] | None, **flags: object) -> dict[str,
 def create_model(
     spec: str, options: dict[str, str] | None = None, context: ModelContext | None = None
 ) -> Model:
+    spec, spec_opts = split_spec(spec)
+    options = dict(options or {})
+    for key, value in spec_opts.items():
+        if key in options and options[key] != value:
+            raise ValueError(f"{key} given twice: {value!r} in the model spec and {options[key]!r} as a flag")
+        options[key] = value
     backend, _, name = spec.partition(":")
     if backend not in _BACKENDS:
         known = ", ".join(sorted(_BACKENDS))

@@ -11,7 +11,7 @@ from typing import Any
 
 from egoworld.benchmarks.folder import load_benchmark
 from egoworld.benchmarks.registry import plugin_for
-from egoworld.common.files import InputFileError, iter_jsonl, read_json, write_json, write_text
+from egoworld.common.files import InputFileError, iter_jsonl, read_json_object, write_json, write_text
 from egoworld.report import html, plots, tables
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE
 from egoworld.scoring.extract import letters_for
@@ -26,7 +26,7 @@ def _ensure_scored(run_dir: Path) -> dict[str, Any]:
     scores, store = run_dir / SCORES_JSON, run_dir / STORE_FILE
     if not scores.is_file() or (store.is_file() and store.stat().st_mtime > scores.stat().st_mtime):
         return score_run(run_dir)
-    return read_json(scores)
+    return read_json_object(scores)
 
 
 def _slug(text: str) -> str:
@@ -82,7 +82,7 @@ def build_report(run_dirs: list[Path], out: Path) -> Path:
     for rd in run_dirs:
         rd = Path(rd)
         summary = _ensure_scored(rd)
-        runs.append((rd, summary, read_json(rd / RUN_MANIFEST)))
+        runs.append((rd, summary, read_json_object(rd / RUN_MANIFEST)))
     # one section per benchmark folder (two builds of one benchmark are different tables)
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, (_, s, _) in enumerate(runs):

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from egoworld.common.files import InputFileError, read_json
+from egoworld.common.files import InputFileError, read_json_object
 
 RUN_MANIFEST = "run.json"
 STORE_FILE = "responses.sqlite"
@@ -49,7 +49,7 @@ def check_resumable(out: Path, manifest: dict[str, Any]) -> None:
     path = out / RUN_MANIFEST
     if not path.is_file():
         return
-    old = read_json(path)
+    old = read_json_object(path)
     diffs = [f for f in FIXED_FIELDS if old.get(f) != manifest.get(f)]
     if diffs:
         detail = "; ".join(f"{f}: {old.get(f)!r} → {manifest.get(f)!r}" for f in diffs)

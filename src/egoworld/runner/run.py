@@ -20,9 +20,11 @@ from egoworld import __version__
 from egoworld.benchmarks.folder import Benchmark, load_benchmark
 from egoworld.benchmarks.registry import plugin_for
 from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, write_json
+from egoworld.common.files import InputFileError, read_json_object, write_json, write_json_or_in_place
 from egoworld.common.hashing import sha256_json
+from egoworld.common.secrets import redact
 from egoworld.models.base import Message, Model, Request, TextPart
+from egoworld.models.preflight import served_model_warning
 from egoworld.models.spec import ModelContext, create_model
 from egoworld.runner.call import call_and_store
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE, RunConfig, check_resumable, config_dict
@@ -30,6 +32,7 @@ from egoworld.runner.config_file import recorded_command
 from egoworld.runner.history import HISTORY_MODES
 from egoworld.runner.inputs import InputSettings, MediaInputs, check_media, open_inputs
 from egoworld.runner.keys import request_key
+from egoworld.runner.lock import folder_lock
 from egoworld.runner.permutations import Permutation, orders_for, parse_mode, permutation_id
 from egoworld.runner.store import ResponseStore
 from egoworld.scoring.extract import extract_answer
@@ -60,11 +63,17 @@ class RunSummary:
     blocked: int = 0
     seconds: float = 0.0
     served_models: set[str] = field(default_factory=set)
+    warnings: list[str] = field(default_factory=list)
 
     def line(self) -> str:
+        warned = "".join(f"\nwarning: {w}" for w in self.warnings)
         return (
-            f"{self.planned} requests: {self.reused} already done, {self.called} sent "
-            f"({self.ok} ok, {self.errors} errors), {self.blocked} waiting on failed steps — {self.seconds:.1f} s"
+            warned.lstrip("\n")
+            + ("\n" if warned else "")
+            + (
+                f"{self.planned} requests: {self.reused} already done, {self.called} sent "
+                f"({self.ok} ok, {self.errors} errors), {self.blocked} waiting on failed steps — {self.seconds:.1f} s"
+            )
         )
 
 
@@ -132,6 +141,15 @@ class _Runner:
         ] = {}  # parsed answers (original choice index) for histories
         self.failed: set[ItemId] = set()
         self.ok_keys = store.ok_keys()
+        self._preflight: asyncio.Future[list[str]] | None = None
+        self.warnings: list[str] = []
+
+    async def preflight(self) -> None:
+        """Check the model once, before the first request that must be sent (none on a finished run);
+        every worker waits for that one check and sees its failure."""
+        if self._preflight is None:
+            self._preflight = asyncio.ensure_future(self.model.preflight())
+        self.warnings = list(await asyncio.shield(self._preflight))
 
     def build(self, item: Item) -> Request:
         s, prompt = item.sample, self.plugin.prompt
@@ -206,6 +224,7 @@ class _Runner:
                 row = self.store.get(request.key)
                 self.remember(item, row.raw if row else None)
             return True
+        await self.preflight()
         gen = await call_and_store(
             self.model, request, self.store, permutation=pid, epoch=item.epoch, summary=summary
         )
@@ -328,8 +347,27 @@ def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
     manifest = run_manifest(cfg, bench, model)
     out = Path(cfg.out)
     check_resumable(out, manifest)
-    out.mkdir(parents=True, exist_ok=True)
+    with folder_lock(out):
+        return _run_locked(cfg, bench, samples, settings, mode, model, given_model, manifest, out)
+
+
+def _run_locked(
+    cfg: RunConfig,
+    bench: Benchmark,
+    samples: list[Sample],
+    settings: InputSettings,
+    mode: str | int,
+    model: Model,
+    given_model: Model | None,
+    manifest: dict[str, Any],
+    out: Path,
+) -> RunSummary:
+    """The body of `run_benchmark`, with the folder locked: run.json says how the run ended, whatever happens."""
     previous = (out / RUN_MANIFEST).is_file()
+    old_counts = read_json_object(out / RUN_MANIFEST).get("counts") if previous else None
+    stored_before = bool((old_counts or {}).get("rows"))
+    if old_counts:
+        manifest["counts"] = old_counts  # kept while running: an emptied store is then recognised
     manifest["status"] = "running"
     write_json(out / RUN_MANIFEST, manifest)
 
@@ -338,27 +376,48 @@ def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
         items = _clip_order(items)
     summary = RunSummary(out=out, planned=len(items))
     start = time.perf_counter()
-    store = ResponseStore(out / STORE_FILE)
+    counts: dict[str, int] = {}
     try:
-        store.reset_plan()
-        if cfg.executor == "ray":
-            _drive_ray(cfg, items, store, summary, given_model, resumed=previous)
-        else:
-            inputs = open_inputs(bench, settings)
-            try:
-                runner = _Runner(cfg, bench, model, store, inputs)
-                asyncio.run(_drive(runner, items, summary, cfg.progress, resumed=previous))
-            finally:
-                inputs.close()
-    finally:
-        counts = store.counts()
-        store.close()
+        store = ResponseStore(out / STORE_FILE, expect_data=stored_before)
+        try:
+            store.reset_plan()
+            if cfg.executor == "ray":
+                if model.cheap_preflight:  # (Ray workers load hf models themselves)
+                    summary.warnings.extend(asyncio.run(model.preflight()))
+                _drive_ray(cfg, items, store, summary, given_model, resumed=previous)
+            else:
+                inputs = open_inputs(bench, settings)
+                try:
+                    runner = _Runner(cfg, bench, model, store, inputs)
+                    asyncio.run(_drive(runner, items, summary, cfg.progress, resumed=previous))
+                finally:
+                    inputs.close()
+        finally:
+            counts = store.counts()
+            store.close()
+    except BaseException as exc:
+        mark_failed(out, manifest, exc)
+        raise
     summary.seconds = time.perf_counter() - start
     manifest["status"] = "complete" if summary.errors == 0 and summary.blocked == 0 else "incomplete"
     manifest["served_models"] = sorted(summary.served_models)
+    warning = served_model_warning(
+        str(model.identity().get("model", "")), summary.served_models, "answered as"
+    )
+    summary.warnings.extend([warning] if warning and warning not in summary.warnings else [])
+    manifest["warnings"] = summary.warnings
     manifest["counts"] = {"planned": summary.planned, **{k: v for k, v in counts.items() if k != "planned"}}
     write_json(out / RUN_MANIFEST, manifest)
     return summary
+
+
+def mark_failed(out: Path, manifest: dict[str, Any], exc: BaseException) -> None:
+    """Record in run.json that the command stopped (never leave it "running"), even on a full disk."""
+    interrupted = isinstance(exc, KeyboardInterrupt)
+    manifest["status"] = "interrupted" if interrupted else "failed"
+    if not interrupted:
+        manifest["failure"] = redact(f"{type(exc).__name__}: {exc}")[:500]
+    write_json_or_in_place(out / RUN_MANIFEST, manifest)
 
 
 def _progress_bar(enabled: bool):
@@ -414,4 +473,5 @@ async def _drive(
 
             await runner.execute(items, summary, advance)
     finally:
+        summary.warnings.extend(runner.warnings)
         await runner.model.aclose()

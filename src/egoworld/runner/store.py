@@ -21,6 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from egoworld.common.files import InputFileError
+from egoworld.common.secrets import redact
+
 SCHEMA_VERSION = "1"
 
 _SCHEMA = """
@@ -57,6 +60,42 @@ CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 """
 
 
+_TABLES = ("responses", "requests", "plan", "meta")
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class DamagedStoreError(InputFileError):
+    """A response store that cannot be read: the message names the file, what is wrong and how to recover."""
+
+
+def damaged_message(path: Path, what: str) -> str:
+    return (
+        f"{path}: the response store is damaged ({what}). Recover: move it aside "
+        f"(`mv {path} {path}.damaged`) and rerun the same `egoworld run` command — it starts that run "
+        "over (every request is sent again); or restore the file from a backup"
+    )
+
+
+def check_store_file(path: Path, *, must_exist: bool, allow_empty: bool = False) -> None:
+    """The store-opening check: the file is missing or empty only where allowed, and starts like SQLite."""
+    if path.is_dir():
+        raise DamagedStoreError(f"{path}: is a folder, expected the run's SQLite response store")
+    if not path.exists():
+        if must_exist:
+            raise DamagedStoreError(
+                f"{path}: no response store here (run `egoworld run … --out {path.parent}` first)"
+            )
+        return
+    with path.open("rb") as fh:
+        head = fh.read(len(_SQLITE_HEADER))
+    if not head and allow_empty:
+        return  # created but never written (e.g. killed at once): SQLite sets it up as a new store
+    if not head:
+        raise DamagedStoreError(damaged_message(path, "the file is empty (0 bytes)"))
+    if head != _SQLITE_HEADER:
+        raise DamagedStoreError(damaged_message(path, "not an SQLite database, or its header is truncated"))
+
+
 @dataclass(frozen=True)
 class ResponseRow:
     key: str
@@ -78,21 +117,35 @@ class ResponseRow:
 class ResponseStore:
     """SQLite response store. One writer process at a time; readers may open it concurrently."""
 
-    def __init__(self, path: str | Path, *, readonly: bool = False):
+    def __init__(self, path: str | Path, *, readonly: bool = False, expect_data: bool = False):
+        """Open (or create) the store; ``expect_data``: the run's manifest records stored responses, so an
+        empty file means the store was emptied (a 0-byte file is otherwise a store not yet written)."""
         self.path = Path(path)
-        if readonly:
-            if not self.path.is_file():
-                raise FileNotFoundError(f"{self.path}: no response store here (run `egoworld run` first)")
-            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(_SCHEMA)
-            self.db.execute(
-                "INSERT OR IGNORE INTO meta (k, v) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
-            )
+        check_store_file(self.path, must_exist=readonly, allow_empty=not (readonly or expect_data))
+        try:
+            if readonly:
+                self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+                missing = set(_TABLES) - {
+                    r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                }
+                if missing:
+                    raise sqlite3.DatabaseError(f"tables {sorted(missing)} are missing")
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.executescript(_SCHEMA)
+                self.db.execute(
+                    "INSERT OR IGNORE INTO meta (k, v) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+                )
+            bad = self.db.execute("PRAGMA quick_check").fetchone()[0]
+            if bad != "ok":
+                raise sqlite3.DatabaseError(bad)
+        except sqlite3.DatabaseError as exc:
+            if "disk is full" in str(exc) or "disk I/O" in str(exc):
+                raise
+            raise DamagedStoreError(damaged_message(self.path, str(exc))) from None
         self.db.row_factory = sqlite3.Row
 
     def close(self) -> None:
@@ -122,7 +175,11 @@ class ResponseStore:
         finish_reason: str | None = None,
         served_model: str | None = None,
     ) -> None:
-        """Insert a response; replaces an earlier ``error`` row for the key, never an ``ok`` one."""
+        """Insert a response; replaces an earlier ``error`` row for the key, never an ``ok`` one.
+
+        Secrets (API keys a server echoed back) are redacted from the text before it is stored.
+        """
+        raw, reasoning, error = redact(raw), redact(reasoning), redact(error)
         now = time.time()
         self.db.execute(
             """

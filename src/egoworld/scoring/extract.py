@@ -32,6 +32,7 @@ Both: when nothing parses outside the reasoning blocks, reasoning_answer takes t
 answer statement ("answer is X", "final answer: X", \\boxed{X}, "total is N") inside them.
 """
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -414,6 +415,8 @@ def _hedged(text: str, m: re.Match[str], group: str | int = "num") -> bool:
 
 def _number(raw: str, integer: bool, rule: str) -> Extraction:
     value = float(raw.replace(",", ""))
+    if not math.isfinite(value):  # "999…" past the float range: not an answer anything can score
+        return _UNPARSED
     if not integer:
         return Extraction(value, True, rule)
     return Extraction(int(value), True, rule) if value.is_integer() and value >= 0 else _UNPARSED

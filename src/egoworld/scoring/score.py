@@ -20,7 +20,14 @@ import numpy as np
 from egoworld.benchmarks.folder import Benchmark, load_benchmark
 from egoworld.benchmarks.registry import plugin_for
 from egoworld.benchmarks.schema import Sample, TimePointAnswer
-from egoworld.common.files import InputFileError, iter_jsonl, read_json, write_json, write_jsonl
+from egoworld.common.files import (
+    InputFileError,
+    iter_jsonl,
+    json_body,
+    jsonl_body,
+    read_json_object,
+    write_file_set,
+)
 from egoworld.metrics.mra import mra_linear, mra_staircase
 from egoworld.metrics.shuffle import shuffle_stats
 from egoworld.metrics.stats import cluster_bootstrap_ci, mean_sem
@@ -187,7 +194,7 @@ def score_run(
     if scoring not in SCORINGS:
         raise ValueError(f"--scoring {scoring!r}: expected one of {', '.join(SCORINGS)}")
     run_dir = Path(run_dir)
-    manifest = read_json(run_dir / RUN_MANIFEST)
+    manifest = read_json_object(run_dir / RUN_MANIFEST)
     bench = load_benchmark(bench_dir or manifest["benchmark_path"])
     if bench.hash != manifest["benchmark_hash"]:
         raise InputFileError(
@@ -249,9 +256,14 @@ def score_run(
     if plugin.official_aggregates is not None:
         summary["official"] = plugin.official_aggregates(bench, rows)
     if write:
-        write_jsonl(run_dir / SCORES_JSONL, rows)
-        write_json(run_dir / SCORES_JSON, summary)
+        write_scores(run_dir, rows, summary)
     return summary
+
+
+def write_scores(folder: str | Path, rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:
+    """``scores.jsonl`` and ``scores.json`` as one unit: a kill never leaves the two from different scorings
+    (``scores.json`` is removed first and written last; leftovers of a killed scoring are removed)."""
+    write_file_set(folder, {SCORES_JSONL: jsonl_body(rows), SCORES_JSON: json_body(summary)})
 
 
 def summarise(

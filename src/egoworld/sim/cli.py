@@ -14,7 +14,9 @@ def synth_cmd(
     episodes: Annotated[int, typer.Option("--episodes", min=1, help="Number of episodes.")] = 1,
     minutes: Annotated[
         float | None,
-        typer.Option("--minutes", help="Episode length (kitchen 2–40, default 3; walk default 10)."),
+        typer.Option(
+            "--minutes", help="Episode length in minutes (kitchen 2–40, default 3; walk default 10)."
+        ),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice.")] = 0,
     fps: Annotated[

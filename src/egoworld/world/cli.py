@@ -38,11 +38,13 @@ def import_hd_epic_cmd(
     ],
     out: Annotated[Path, typer.Option("--out", help="World folder to write: one episode folder per video.")],
     video: Annotated[
-        list[str] | None, typer.Option("--video", help="Import only this video id (repeatable).")
+        list[str] | None, typer.Option("--video-id", help="Import only this video id (repeatable).")
     ] = None,
     videos_dir: Annotated[
-        Path | None, typer.Option("--videos-dir", help="Folder of <PXX>/<video>.mp4 files to reference.")
+        Path | None, typer.Option("--videos", help="Folder of <PXX>/<video>.mp4 files to reference.")
     ] = None,
+    old_video: Annotated[list[str] | None, typer.Option("--video", hidden=True)] = None,
+    old_videos_dir: Annotated[Path | None, typer.Option("--videos-dir", hidden=True)] = None,
 ) -> None:
     """Import HD-EPIC: object movement tracks per video, digital-twin fixtures and Aria camera poses where
     the folder has them. Prints what was sorted, clipped or kept as overlapping."""
@@ -50,6 +52,8 @@ def import_hd_epic_cmd(
     from egoworld.world.hd_epic.importer import import_hd_epic
 
     try:
+        video = [*(video or []), *(old_video or [])]  # --video, --videos-dir: old spellings
+        videos_dir = videos_dir or old_videos_dir
         folders, rep = import_hd_epic(root, out, videos=video or None, video_dir=videos_dir)
     except (InputFileError, ValueError) as exc:
         _fail(exc)
@@ -68,14 +72,16 @@ def import_epic_kitchens_cmd(
     out: Annotated[Path, typer.Option("--out", help="World folder to write: one episode folder per video.")],
     split: Annotated[str, typer.Option(help="Which EPIC_100_<split>.csv to read.")] = "validation",
     video: Annotated[
-        list[str] | None, typer.Option("--video", help="Import only this video id (repeatable).")
+        list[str] | None, typer.Option("--video-id", help="Import only this video id (repeatable).")
     ] = None,
+    old_video: Annotated[list[str] | None, typer.Option("--video", hidden=True)] = None,
 ) -> None:
     """Import EPIC-KITCHENS-100 action segments: one episode per video with its timestamped actions."""
     from egoworld.common.files import InputFileError
     from egoworld.world.epic_kitchens import import_epic_kitchens
 
     try:
+        video = [*(video or []), *(old_video or [])]  # --video: the old spelling
         folders = import_epic_kitchens(root, out, split=split, videos=video or None)
     except (InputFileError, ValueError) as exc:
         _fail(exc)

@@ -18,7 +18,7 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
-from egoworld.common.files import InputFileError
+from egoworld.common.files import InputFileError, open_text
 from egoworld.common.hashing import sha256_file
 from egoworld.world.episode import Action, Episode
 from egoworld.world.folder import save_episode
@@ -48,7 +48,7 @@ def parse_timestamp(text: str) -> float:
 def _read_csv(path: Path) -> list[dict[str, str]]:
     if not path.is_file():
         raise InputFileError(f"{path}: file not found")
-    with path.open(encoding="utf-8", newline="") as fh:
+    with open_text(path) as fh:
         return list(csv.DictReader(fh))
 
 

@@ -21,13 +21,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from egoworld.common.files import (
     InputFileError,
-    explain_validation,
     iter_jsonl,
     read_json,
+    validate_row,
     write_json,
     write_jsonl,
 )
@@ -118,12 +118,7 @@ def _rows(path: Path, model: type[BaseModel], expected: int | None) -> tuple[lis
             )
         return items, lines
     for lineno, row in iter_jsonl(path):
-        try:
-            items.append(model.model_validate(row))
-        except ValidationError as exc:
-            rid = row.get("id") if isinstance(row, dict) else None
-            tag = f" (id {rid})" if rid is not None else ""
-            raise InputFileError(f"{path}, line {lineno}{tag}: {explain_validation(exc)}") from exc
+        items.append(validate_row(model, row, path, lineno))
         lines.append(lineno)
     if expected is not None and expected != len(items):
         raise InputFileError(
@@ -142,11 +137,7 @@ def load_episode(root: str | Path) -> Episode:
             f"{hpath}: not found — an episode folder holds episode.json and *.jsonl files "
             "(create one with `egoworld world import …` or `egoworld world synth …`)"
         )
-    raw = read_json(hpath)
-    try:
-        header = EpisodeHeader.model_validate(raw)
-    except ValidationError as exc:
-        raise InputFileError(f"{hpath}: {explain_validation(exc)}") from exc
+    header = validate_row(EpisodeHeader, read_json(hpath), hpath)
     if header.format != FORMAT:
         raise InputFileError(f"{hpath}: field 'format': {header.format!r} is not {FORMAT!r}")
     parts: dict[str, Any] = {}

@@ -33,7 +33,7 @@ from egoworld.benchmarks.beyond3d.prompts import CLOCK_CHOICES, DISTANCE_CHOICES
 from egoworld.benchmarks.folder import load_benchmark
 from egoworld.benchmarks.registry import ReportSection
 from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import iter_jsonl, read_json
+from egoworld.common.files import iter_jsonl, read_json_object
 from egoworld.metrics.stats import cluster_bootstrap_ci
 from egoworld.report.html import table_html
 from egoworld.report.tables import Table, fmt, to_markdown
@@ -74,7 +74,7 @@ class RunData:
 def load_run(run_dir: str | Path, label: str, summary: dict) -> RunData:
     """Read a scored run folder (``scores.jsonl``) and its benchmark."""
     run_dir = Path(run_dir)
-    manifest = read_json(run_dir / "run.json")
+    manifest = read_json_object(run_dir / "run.json")
     bench = load_benchmark(manifest["benchmark_path"])
     per: dict[str, list[float]] = defaultdict(list)
     preds: dict[str, list[int]] = defaultdict(list)

@@ -32,7 +32,7 @@ from egoworld.benchmarks.beyond3d.tracks import (
     STATE_NAMES,
     VisibilityTracks,
 )
-from egoworld.common.files import InputFileError, iter_jsonl
+from egoworld.common.files import InputFileError, iter_jsonl, open_text
 from egoworld.report.tables import Table, fmt, to_markdown
 from egoworld.world.episode import Episode
 
@@ -56,7 +56,7 @@ def read_marks_csv(path: str | Path) -> list[Mark]:
     if not path.is_file():
         raise InputFileError(f"{path}: marks file not found")
     out = []
-    with path.open(encoding="utf-8", newline="") as fh:
+    with open_text(path) as fh:
         for lineno, row in enumerate(csv.DictReader(fh), start=2):
             ep = row.get("episode") or row.get("video_id")
             try:

@@ -48,7 +48,7 @@ from egoworld.benchmarks.beyond3d.select import select_anchors
 from egoworld.benchmarks.beyond3d.tracks import TrackConfig, VisibilityTracks, build_tracks
 from egoworld.benchmarks.folder import Benchmark, save_benchmark
 from egoworld.benchmarks.schema import Sample, TaskInfo
-from egoworld.common.files import InputFileError, read_json, write_json
+from egoworld.common.files import InputFileError, read_json_object, write_json
 from egoworld.common.hashing import seeded_rng, sha256_file
 from egoworld.runner.executor import map_jobs
 from egoworld.world.episode import Episode
@@ -172,7 +172,7 @@ def sim_half_sizes(folder: Path, ep: Episode) -> dict[str, float]:
     rel = ep.media.extra.get("sim")
     if not rel or not (folder / rel).is_file():
         return {}
-    doc = read_json(folder / rel)
+    doc = read_json_object(folder / rel)
     return {
         str(o["id"]): float(o["radius"])
         for o in doc.get("objects", [])
@@ -244,6 +244,7 @@ def save(
         builder=builder,
         seed=cfg.seed,
         source={"episodes": sources},
+        check_media=True,
         description=description,
     )
 

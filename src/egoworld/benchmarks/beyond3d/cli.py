@@ -128,9 +128,11 @@ def cues_cmd(
 def synth_cmd(
     out: Annotated[Path, typer.Option("--out", help="Folder for the episode folders.")],
     kitchens: Annotated[int, typer.Option(help="Kitchens.")] = 2,
-    episodes: Annotated[int, typer.Option(help="Episodes per kitchen.")] = 2,
+    episodes: Annotated[int, typer.Option("--episodes-per-kitchen", help="Episodes per kitchen.")] = 2,
     seed: Annotated[int, typer.Option(help="Seed.")] = 0,
-    duration: Annotated[float, typer.Option(help="Episode length in seconds.")] = 540.0,
+    minutes: Annotated[float, typer.Option("--minutes", help="Episode length in minutes.")] = 9.0,
+    old_episodes: Annotated[int | None, typer.Option("--episodes", hidden=True)] = None,
+    old_duration: Annotated[float | None, typer.Option("--duration", hidden=True)] = None,
     detector: Annotated[
         str, typer.Option(help="perfect | noisy | none (no detections / visibility files).")
     ] = "perfect",
@@ -142,6 +144,10 @@ def synth_cmd(
     """Write cheap synthetic kitchens with exact visibility and detections (for trying Beyond3D out)."""
     from egoworld.benchmarks.beyond3d.synthetic import SynthConfig, write_world
 
+    episodes = (
+        old_episodes if old_episodes is not None else episodes
+    )  # --episodes: old spelling (per kitchen)
+    duration = old_duration if old_duration is not None else 60.0 * minutes  # --duration: old, in seconds
     try:
         folders = write_world(
             out, kitchens=kitchens, episodes_per_kitchen=episodes, seed=seed, cfg=SynthConfig(duration_s=duration),

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from egoworld.common.files import InputFileError, iter_jsonl, write_text
+from egoworld.common.files import InputFileError, iter_jsonl, open_text, write_text
 
 Key = tuple[str, str, str, int, int]
 COLUMNS = ("sample", "scene", "kind", "object", "relation", "score")
@@ -55,7 +55,7 @@ def human_scores(path: str | Path) -> dict[Key, float]:
     if not path.is_file():
         raise InputFileError(f"{path}: file not found")
     out: dict[Key, float] = {}
-    with path.open(newline="", encoding="utf-8") as fh:
+    with open_text(path) as fh:
         reader = csv.DictReader(fh)
         need = {"sample", "kind", "object", "score"}
         if not need <= set(reader.fieldnames or ()):

@@ -77,6 +77,7 @@ def save_instances(
         builder=builder,
         seed=seed,
         source=source or {},
+        check_media=True,
         description=description,
     )
 

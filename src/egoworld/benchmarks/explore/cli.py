@@ -145,12 +145,20 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
         concurrency: Annotated[int, typer.Option(help="Requests in flight at once.")] = 8,
         base_url: Annotated[str | None, typer.Option(help="Server URL for openai:<model>.")] = None,
         max_tokens: Annotated[
-            int | None, typer.Option(help="Generation limit (default 2048 for openai).")
+            int | None,
+            typer.Option(
+                help="Generation limit for server models (default 2048: scene descriptions are long)."
+            ),
         ] = None,
         temperature: Annotated[float | None, typer.Option(help="Sampling temperature (default 0).")] = None,
         timeout: Annotated[float | None, typer.Option(help="Seconds before a request times out.")] = None,
         model_arg: Annotated[
-            list[str] | None, typer.Option("--model-arg", help="Backend option key=value.")
+            list[str] | None,
+            typer.Option("--model-arg", help="Backend options key=value (repeatable; 'a=1 b=2' too)."),
+        ] = None,
+        api_key_env: Annotated[
+            str | None,
+            typer.Option(help="Environment variable holding the API key (default OPENAI_API_KEY)."),
         ] = None,
         seed: Annotated[int, typer.Option(help="Seed passed to seeded backends.")] = 0,
         progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
@@ -164,7 +172,12 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
 
         try:
             args = model_args_with_flags(
-                model_arg, base_url=base_url, max_tokens=max_tokens, temperature=temperature, timeout=timeout
+                model_arg,
+                base_url=base_url,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                timeout=timeout,
+                api_key_env=api_key_env,
             )
             if model.startswith("openai:"):
                 args.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
@@ -230,6 +243,9 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
         except _errors() as exc:
             _fail(exc)
         _print_summary(summary)
+        from egoworld.cli import check_scored
+
+        check_scored(summary, out)
 
     @explore_app.command("agreement")
     def explore_agreement(

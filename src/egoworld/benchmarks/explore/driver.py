@@ -35,14 +35,16 @@ from egoworld.benchmarks.explore.selection import select_explore_samples
 from egoworld.benchmarks.explore.strategy import Strategy, clean_reply, step_labels
 from egoworld.benchmarks.folder import Benchmark, load_benchmark
 from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, read_json, write_json
+from egoworld.common.files import InputFileError, read_json_object, write_json
 from egoworld.models.base import Message, Model, Part, Request, TextPart
+from egoworld.models.preflight import served_model_warning
 from egoworld.models.spec import ModelContext, create_model
 from egoworld.runner.call import call_and_store
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE, check_resumable
 from egoworld.runner.config_file import recorded_command
 from egoworld.runner.keys import request_key
-from egoworld.runner.run import RunSummary
+from egoworld.runner.lock import folder_lock
+from egoworld.runner.run import RunSummary, mark_failed
 from egoworld.runner.store import ResponseStore
 
 SETTINGS = ("image", "text")
@@ -71,7 +73,7 @@ class ExploreRunSummary(RunSummary):
     samples: int = 0
 
     def line(self) -> str:
-        return (
+        return "".join(f"warning: {w}\n" for w in self.warnings) + (
             f"{self.samples} samples: {self.reused} requests already done, {self.called} sent ({self.ok} ok, "
             f"{self.errors} errors), {self.blocked} steps waiting on failed turns — {self.seconds:.1f} s"
         )
@@ -246,15 +248,25 @@ def run_explore(cfg: ExploreRunConfig, *, model: Model | None = None) -> Explore
     manifest = explore_manifest(cfg, bench, model)
     out = Path(cfg.out)
     if (out / RUN_MANIFEST).is_file():
-        old = read_json(out / RUN_MANIFEST).get("explore", {}).get("strategy")
+        old = read_json_object(out / RUN_MANIFEST).get("explore", {}).get("strategy")
         if old != cfg.strategy.describe():
             raise InputFileError(
                 f"{out / RUN_MANIFEST}: this folder holds a run with strategy {old!r}; use a new --out folder "
                 f"for strategy {cfg.strategy.describe()!r}"
             )
     check_resumable(out, manifest)
-    out.mkdir(parents=True, exist_ok=True)
-    write_json(out / RUN_MANIFEST, {**manifest, "status": "running"})
+    with folder_lock(out, "egoworld explore run"):
+        write_json(out / RUN_MANIFEST, {**manifest, "status": "running"})
+        try:
+            return _run_locked(cfg, bench, samples, model, manifest, out)
+        except BaseException as exc:
+            mark_failed(out, manifest, exc)
+            raise
+
+
+def _run_locked(
+    cfg: ExploreRunConfig, bench: Any, samples: list[Sample], model: Model, manifest: dict, out: Path
+) -> ExploreRunSummary:
     summary = ExploreRunSummary(out=out, samples=len(samples))
     start = time.perf_counter()
     store = ResponseStore(out / STORE_FILE)
@@ -273,12 +285,18 @@ def run_explore(cfg: ExploreRunConfig, *, model: Model | None = None) -> Explore
         counts=counts,
         cost=cost,
     )
+    warning = served_model_warning(
+        str(model.identity().get("model", "")), summary.served_models, "answered as"
+    )
+    summary.warnings.extend([warning] if warning else [])
+    manifest["warnings"] = summary.warnings
     write_json(out / RUN_MANIFEST, manifest)
     return summary
 
 
 async def _drive(driver: _Driver, samples: list[Sample], summary: ExploreRunSummary, progress: bool) -> None:
     try:
+        summary.warnings = await driver.model.preflight()  # one connection check before any request
         if not progress:
             await asyncio.gather(*(driver.run_sample(s, summary) for s in samples))
             return

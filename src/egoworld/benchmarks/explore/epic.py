@@ -16,7 +16,7 @@ from egoworld.benchmarks.explore.build import save_instances
 from egoworld.benchmarks.explore.instances import Instance
 from egoworld.benchmarks.explore.partitions import PARTITIONS, TINY_SIZE
 from egoworld.benchmarks.folder import Benchmark
-from egoworld.common.files import InputFileError
+from egoworld.common.files import InputFileError, open_text
 from egoworld.common.hashing import sha256_file, stable_int
 
 ACTIONS_FILE = "EPIC_100_validation.csv"
@@ -60,7 +60,7 @@ def load_epic_actions(folder: str | Path) -> dict[str, list[EpicAction]]:
     if not path.is_file():
         raise InputFileError(f"{path}: not found — pass the epic-kitchens-100 folder holding {ACTIONS_FILE}")
     videos: dict[str, list[EpicAction]] = {}
-    with path.open(newline="", encoding="utf-8") as fh:
+    with open_text(path) as fh:
         reader = csv.DictReader(fh)
         missing = _REQUIRED - set(reader.fieldnames or ())
         if missing:

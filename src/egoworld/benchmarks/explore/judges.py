@@ -106,6 +106,7 @@ class Judge(ABC):
 
     def __init__(self) -> None:
         self.stats = JudgeStats()
+        self.served_models: set[str] = set()  # model ids the judge's server answered as
 
     @abstractmethod
     def identity(self) -> dict[str, Any]: ...
@@ -261,6 +262,8 @@ class OpenAIJudge(Judge):
         self.invalid_retries = max(0, invalid_retries)
         self.cache_path = Path(cache_path) if cache_path else None
         self._store: Any = None
+        self._checked = False
+        self.warnings: list[str] = []
         # fixed at creation: a later fallback (dropping a rejected field) must not change cache keys mid-run
         self._identity = {"judge": "openai", **self.model.identity(), "score_parser": SCORE_PARSER}
 
@@ -311,6 +314,9 @@ class OpenAIJudge(Judge):
                 if value is not None:
                     done[key] = JudgeResult(score=value, status="ok", raw=row.raw, cached=True)
                     self.stats.cached += 1
+        if not self._checked and any(key not in done for key in unique):
+            self._checked = True  # one connection check before the first call: an unreachable judge is fatal
+            self.warnings.extend(await self.model.preflight())
         sem = asyncio.Semaphore(self.concurrency)
 
         async def one(req: Request, kind: str) -> None:
@@ -346,6 +352,8 @@ class OpenAIJudge(Judge):
     def _record(
         self, req: Request, kind: str, status: str, raw: str | None, error: str | None, gen: Any = None
     ) -> None:
+        if getattr(gen, "served_model", None):
+            self.served_models.add(gen.served_model)
         if self.store is None:
             return
         self.store.put(

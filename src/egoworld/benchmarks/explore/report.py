@@ -12,7 +12,7 @@ from typing import Any
 
 from egoworld.benchmarks.explore import BENCHMARK_NAME
 from egoworld.benchmarks.explore.score_run import SCORES_JSON
-from egoworld.common.files import InputFileError, read_json, write_json, write_text
+from egoworld.common.files import InputFileError, read_json_object, write_json, write_text
 from egoworld.report.tables import Table, fmt, to_csv, to_markdown
 
 PARTS = (("short", "Short"), ("medium", "Medium"), ("long", "Long"), ("full", "Full"))
@@ -28,7 +28,7 @@ def load_scored(folder: str | Path) -> dict[str, Any]:
         from egoworld.scoring.score import score_run
 
         score_run(folder)
-    summary = read_json(path)
+    summary = read_json_object(path)
     if summary.get("benchmark") != BENCHMARK_NAME or "explore" not in summary:
         raise InputFileError(f"{path}: not an EXPLORE score file (benchmark {summary.get('benchmark')!r})")
     return summary

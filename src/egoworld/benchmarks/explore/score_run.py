@@ -31,8 +31,9 @@ from egoworld.benchmarks.explore.summary import (
 )
 from egoworld.benchmarks.folder import Benchmark, load_benchmark
 from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, read_json, write_json, write_jsonl
+from egoworld.common.files import InputFileError, read_json
 from egoworld.metrics.stats import mean_sem
+from egoworld.scoring.score import write_scores
 
 SCORES_JSONL = "scores.jsonl"
 SCORES_JSON = "scores.json"
@@ -142,7 +143,35 @@ def score_entries(
         },
     }
     summary["complete"] = summary["errors"] == 0 and summary["missing"] == 0
+    judge_honesty(judge, summary)
     return rows, summary
+
+
+def judge_honesty(judge: Any, summary: dict[str, Any]) -> None:
+    """Say plainly when the judge's numbers cannot be trusted: every judged item failed, or the server
+    answered as another model. Either makes the scores not comparable to the paper's."""
+    stats = judge.stats
+    judged = stats.items - stats.no_evidence
+    block = summary["explore"]
+    block["judge_rate"] = 100.0 * (judged - stats.failed) / judged if judged else None
+    warnings = list(getattr(judge, "warnings", []))
+    model = judge.identity().get("model")
+    if model and judge.served_models:
+        from egoworld.models.preflight import served_model_warning
+
+        w = served_model_warning(str(model), judge.served_models, "answered as")
+        if w:
+            warnings.append(f"judge: {w}")
+    failed_all = judged > 0 and stats.failed == judged
+    if failed_all:
+        warnings.append(
+            f"the judge failed on all {judged} items it was asked about (see judge_stats); these scores are "
+            "not judgements — fix the judge and rescore"
+        )
+    if warnings:
+        block["judge"]["comparable_to_paper"] = False
+    summary["judge_failed"] = failed_all
+    summary["warnings"] = warnings
 
 
 def score_explore_run(
@@ -181,8 +210,7 @@ def score_explore_run(
     }
     rows, summary = score_entries(bench, entries, options=options, folder=run_dir, context=context)
     if write:
-        write_jsonl(run_dir / SCORES_JSONL, rows)
-        write_json(run_dir / SCORES_JSON, summary)
+        write_scores(run_dir, rows, summary)
     return summary
 
 
@@ -216,6 +244,5 @@ def score_prediction_file(
         "strategy_label": "external",
     }
     rows, summary = score_entries(bench, entries, options=options, folder=out, context=context)
-    write_jsonl(out / SCORES_JSONL, rows)
-    write_json(out / SCORES_JSON, summary)
+    write_scores(out, rows, summary)
     return summary

@@ -24,7 +24,7 @@ from egoworld.benchmarks.registry import ReportSection
 from egoworld.benchmarks.schema import Sample
 from egoworld.benchmarks.vsi_wild import TASK_ORDER
 from egoworld.benchmarks.vsi_wild.timing import GROUP_NAMES
-from egoworld.common.files import iter_jsonl, read_json
+from egoworld.common.files import iter_jsonl, read_json_object
 from egoworld.metrics.stats import mean_sem
 from egoworld.report.html import table_html
 from egoworld.report.tables import Table, fmt, to_markdown
@@ -39,7 +39,7 @@ class RunScores:
 
 def load_scores(run_dir: str | Path, label: str) -> RunScores:
     run_dir = Path(run_dir)
-    bench = load_benchmark(read_json(run_dir / "run.json")["benchmark_path"])
+    bench = load_benchmark(read_json_object(run_dir / "run.json")["benchmark_path"])
     per: dict[str, list[float]] = defaultdict(list)
     for _, row in iter_jsonl(run_dir / "scores.jsonl"):
         if row.get("score") is not None:

@@ -250,6 +250,7 @@ def build_vsi_wild(
         description="VSI-Super-Wild, streaming VOC"
         if cfg.streaming
         else "VSI-Super-Wild, built from panoramic walks",
+        check_media=True,
     )
     report_seconds["save"] = time.perf_counter() - t
     return BuildReport(bench, report_seconds, candidates, images)

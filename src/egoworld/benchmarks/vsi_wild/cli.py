@@ -31,7 +31,10 @@ def build_cmd(
         list[Path], typer.Option("--world", help="Walk episode folder, or a folder of them (repeatable).")
     ],
     out: Annotated[Path, typer.Option("--out", help="Benchmark folder to write.")],
-    per_task: Annotated[int, typer.Option(help="Questions per task (0 = every candidate).")] = 250,
+    per_task: Annotated[
+        int, typer.Option("--questions-per-task", help="Questions to build per task (0 = every candidate).")
+    ] = 250,
+    old_per_task: Annotated[int | None, typer.Option("--per-task", hidden=True)] = None,
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
     frames: Annotated[
         int, typer.Option(help="Evaluation frame count the resolvability rules assume (uniform sampling).")
@@ -69,6 +72,8 @@ def build_cmd(
             raise ValueError(f"--stream-clip must be prefix or chunk, not {stream_clip!r}")
         if media not in ("copy", "absolute"):
             raise ValueError(f"--media must be copy or absolute, not {media!r}")
+        if old_per_task is not None:  # --per-task: the old spelling of --questions-per-task
+            per_task = old_per_task
         cfg = BuildConfig(
             per_task=per_task or None,
             seed=seed,
@@ -147,12 +152,14 @@ def demo_cmd(
     out: Annotated[Path, typer.Option("--out", help="Folder for walks, benchmark, runs and report.")] = Path(
         "demo-vsi-wild"
     ),
-    per_task: Annotated[int, typer.Option(help="Questions per task.")] = 120,
+    per_task: Annotated[int, typer.Option("--questions-per-task", help="Questions to build per task.")] = 120,
+    old_per_task: Annotated[int | None, typer.Option("--per-task", hidden=True)] = None,
 ) -> None:
     """Synthetic walks (0–10 min … 120+ min) → VSI-Super-Wild → random / prior / oracle with Shuffle24 → report."""
     from egoworld.benchmarks.vsi_wild.demo import run_demo
 
     try:
+        per_task = old_per_task if old_per_task is not None else per_task  # --per-task: the old spelling
         index = run_demo(out, per_task=per_task, say=lambda m: typer.echo(m, err=True))
     except _errors() as exc:
         _fail(exc)

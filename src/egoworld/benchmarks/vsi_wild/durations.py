@@ -12,7 +12,7 @@ from pathlib import Path
 from egoworld.benchmarks.folder import Benchmark, load_benchmark, save_benchmark
 from egoworld.benchmarks.schema import Sample
 from egoworld.benchmarks.vsi_wild.timing import duration_group
-from egoworld.common.files import InputFileError
+from egoworld.common.files import InputFileError, open_text
 
 
 def probe_duration(path: str | Path) -> float:
@@ -64,7 +64,7 @@ def probe_durations(videos: str | Path, names: list[str]) -> dict[str, float]:
 def read_durations_csv(path: str | Path) -> dict[str, float]:
     """``{video name: seconds}`` from a CSV (see the module docstring)."""
     path = Path(path)
-    with path.open(newline="", encoding="utf-8") as fh:
+    with open_text(path) as fh:
         reader = csv.DictReader(fh)
         cols = reader.fieldnames or []
         name_col = next((c for c in ("video_name", "video") if c in cols), None)

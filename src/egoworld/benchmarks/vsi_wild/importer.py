@@ -6,10 +6,12 @@ import os
 import re
 from pathlib import Path
 
-from egoworld.benchmarks.folder import Benchmark, save_benchmark
+from pydantic import ValidationError
+
+from egoworld.benchmarks.folder import Benchmark, check_unique_ids, save_benchmark
 from egoworld.benchmarks.schema import FrameInput, Media, Sample, TaskInfo, VideoInput
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, VIEWS
-from egoworld.common.files import InputFileError, iter_jsonl
+from egoworld.common.files import InputFileError, explain_validation, iter_jsonl
 from egoworld.common.hashing import sha256_file
 
 _OPTION = re.compile(r"^\s*([A-Z])\)\s*(.+?)\s*$")
@@ -44,6 +46,21 @@ def _parse_options(options: list[str], where: str) -> list[str]:
 
 def row_to_sample(row: dict, where: str) -> Sample:
     """Convert one official row; ``where`` names the file and line for errors."""
+    try:
+        return _row_to_sample(row, where)
+    except InputFileError:
+        raise
+    except ValidationError as exc:
+        raise InputFileError(f"{where}: {explain_validation(exc)}") from None
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise InputFileError(
+            f"{where}: a field has the wrong type ({exc}); see the official file's format "
+            "(doc_id, video_name, task_type, question: strings; options: list of strings; frame_indices: "
+            "list of integers)"
+        ) from None
+
+
+def _row_to_sample(row: dict, where: str) -> Sample:
     missing = _KEYS - set(row)
     if missing:
         raise InputFileError(f"{where}: missing keys {sorted(missing)}")
@@ -53,6 +70,12 @@ def row_to_sample(row: dict, where: str) -> Sample:
     video = row["video_name"]
     frames: list[FrameInput] = []
     indices = row["frame_indices"] or []
+    if not isinstance(indices, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in indices
+    ):
+        raise InputFileError(
+            f"{where}, field 'frame_indices': {indices!r} has the wrong type (a list of integers)"
+        )
     if task == "VMR":
         frames = [FrameInput(index=i, role="indicated_moment") for i in indices]
     elif task == "VPO":
@@ -103,7 +126,12 @@ def import_vsi_wild_qa(
     where the videos live; a video setting checks that the files exist before a run starts.
     """
     qa_file, out = Path(qa_file), Path(out)
-    samples = [row_to_sample(row, f"{qa_file}, line {n}") for n, row in iter_jsonl(qa_file)]
+    rows = list(iter_jsonl(qa_file))
+    samples = [row_to_sample(row, f"{qa_file}, line {n}") for n, row in rows]
+    check_unique_ids(
+        ((s.id, f"{qa_file}, line {n}") for s, (n, _) in zip(samples, rows, strict=True)),
+        fix="each question needs its own doc_id",
+    )
     if not samples:
         raise InputFileError(f"{qa_file}: no questions found")
     order = {t: i for i, t in enumerate(TASK_ORDER)}
@@ -118,6 +146,7 @@ def import_vsi_wild_qa(
         samples=samples,
         builder={"importer": "vsi-wild-qa", "videos_dir": VIDEOS_DIR},
         source={"file": qa_file.name, "sha256": sha256_file(qa_file), "origin": "THUSI-Lab/VSI-Super-Wild"},
+        check_media=True,
         description="VSI-Super-Wild, official released questions",
     )
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.common.files import InputFileError, iter_jsonl, read_json
+from egoworld.common.files import InputFileError, iter_jsonl, read_json_object
 from egoworld.geometry.cameras import FisheyeCamera
 from egoworld.world.poses import PoseTrack
 
@@ -37,7 +37,7 @@ def _matrix_3x4(value: object, where: str) -> NDArray[np.float64]:
 def load_rgb_camera(path: str | Path, label: str = "camera-rgb") -> tuple[FisheyeCamera, NDArray[np.float64]]:
     """The fisheye model of camera ``label`` and its 4×4 ``T_device_camera``."""
     path = Path(path)
-    doc = read_json(path)
+    doc = read_json_object(path)
     cam = doc.get("cameras", {}).get(label)
     if cam is None:
         raise InputFileError(f"{path}: field 'cameras.{label}' is missing")

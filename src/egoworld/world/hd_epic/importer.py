@@ -19,7 +19,7 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
-from egoworld.common.files import InputFileError
+from egoworld.common.files import InputFileError, open_text
 from egoworld.common.hashing import sha256_file
 from egoworld.world.episode import Episode, EpisodeMedia, Fixture
 from egoworld.world.folder import save_episode
@@ -39,7 +39,7 @@ def _activities(root: Path, participant: str, durations: dict[str, float]) -> di
     out: dict[str, list[dict]] = {}
     if not path.is_file():
         return out
-    with path.open(encoding="utf-8", newline="") as fh:
+    with open_text(path) as fh:
         for lineno, row in enumerate(csv.DictReader(fh), start=2):
             video = row.get("video_id", "")
             if video not in durations:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
-from egoworld.common.files import InputFileError, read_json
+from egoworld.common.files import InputFileError, open_text, read_json
 from egoworld.world.episode import EpisodeObject, Movement
 
 _UNNAMED = re.compile(r"Track \d+( \(skipped\))?")
@@ -57,7 +57,7 @@ def read_durations(path: str | Path) -> dict[str, float]:
     path = Path(path)
     if not path.is_file():
         raise InputFileError(f"{path}: file not found")
-    with path.open(encoding="utf-8", newline="") as fh:
+    with open_text(path) as fh:
         rows = list(csv.DictReader(fh))
     try:
         return {r["video_id"]: float(r["duration"]) for r in rows}

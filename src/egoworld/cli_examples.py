@@ -1,0 +1,57 @@
+"""One example per command, appended to the end of its ``--help`` (a test walks every command and checks it).
+
+A new command adds its line here; the example must start with the command's own words.
+"""
+
+from __future__ import annotations
+
+import typer
+
+EXAMPLES: dict[str, str] = {
+    "models": "egoworld models",
+    "doctor": "egoworld doctor --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-VL-7B-Instruct",
+    "run": "egoworld run --bench bench/vsi_wild --model openai:Qwen/Qwen2.5-VL-7B-Instruct "
+    "--base-url http://127.0.0.1:8000/v1 --setting frames --frames 128 --out runs/qwen7b",
+    "score": "egoworld score runs/qwen7b",
+    "report": "egoworld report runs/qwen7b runs/random --out report/",
+    "demo": "egoworld demo --out demo-out",
+    "import vsi-wild-qa": "egoworld import vsi-wild-qa vsi_super_wild_qa.jsonl --out bench/vsi_wild --videos videos/",
+    "import vsi-wild-durations": "egoworld import vsi-wild-durations bench/vsi_wild --videos videos/",
+    "import explore-anno": "egoworld import explore-anno anno.json --out bench/explore --images images/",
+    "bench check": "egoworld bench check bench/vsi_wild",
+    "bench rehash": "egoworld bench rehash bench/vsi_wild",
+    "world show": "egoworld world show worlds/kitchens/kitchen_000",
+    "world synth": "egoworld world synth kitchen --episodes 4 --minutes 5 --seed 0 --out worlds/kitchens",
+    "world import hd-epic": "egoworld world import hd-epic hd-epic/ --out worlds/hd-epic --videos hd-epic-videos/",
+    "world import epic-kitchens": "egoworld world import epic-kitchens epic-kitchens-100/ --out worlds/epic",
+    "media probe": "egoworld media probe videos/abc_front.mp4",
+    "media cache": "egoworld media cache",
+    "beyond3d audit": "egoworld beyond3d audit --world worlds/kitchens --truth",
+    "beyond3d cues": "egoworld beyond3d cues bench/beyond3d --out bench/beyond3d-cues",
+    "beyond3d synth": "egoworld beyond3d synth --out worlds/b3d --kitchens 2 --episodes-per-kitchen 2 --minutes 9",
+    "beyond3d demo": "egoworld beyond3d demo --out demo-beyond3d",
+    "vsi-wild views": "egoworld vsi-wild views walk.mp4 --out views/",
+    "vsi-wild demo": "egoworld vsi-wild demo --out demo-vsi-wild --questions-per-task 120",
+    "explore run": "egoworld explore run --bench bench/explore --model openai:M --base-url http://127.0.0.1:8000/v1 "
+    "--strategy stepwise --out runs/explore-m",
+    "explore score": "egoworld explore score --bench bench/explore --predictions preds.json --out scored/ "
+    "--judge openai:Qwen/Qwen3-8B,base_url=http://127.0.0.1:8001/v1",
+    "explore agreement": "egoworld explore agreement runs/explore-m runs/explore-m-judge2",
+    "explore report": "egoworld explore report runs/explore-m --out report-explore/",
+    "build beyond3d": "egoworld build beyond3d --world worlds/kitchens --out bench/beyond3d --anchors 1000",
+    "build vsi-wild": "egoworld build vsi-wild --world worlds/walks --out bench/vsi_wild_synth "
+    "--questions-per-task 500",
+    "build explore": "egoworld build explore --world worlds/actions --out bench/explore",
+}
+
+
+def add_examples(app: typer.Typer, prefix: str = "") -> None:
+    """End the help of every command of ``app`` (recursively) with ``Example:`` and its example."""
+    for info in app.registered_commands:
+        name = info.name or (info.callback.__name__.replace("_", "-") if info.callback else "")
+        example = EXAMPLES.get(f"{prefix}{name}")
+        if example is not None and not info.epilog:
+            info.epilog = f"\b\nExample:\n  {example}"  # \b: printed as written, after the options
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            add_examples(group.typer_instance, f"{prefix}{group.name} ")
