@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from egoworld.common.hashing import canonical_json
+from egoworld.common.numbers import strict_loads
 
 
 class InputFileError(ValueError):
@@ -67,7 +68,7 @@ def write_json(path: str | Path, obj: Any, *, indent: int | None = 2, sort_keys:
     Pass ``sort_keys=False`` where key order carries meaning (a manifest's task order).
     """
     with atomic_open(path) as fh:
-        fh.write(json.dumps(obj, indent=indent, sort_keys=sort_keys, ensure_ascii=False))
+        fh.write(json.dumps(obj, indent=indent, sort_keys=sort_keys, ensure_ascii=False, allow_nan=False))
         fh.write("\n")
 
 
@@ -87,7 +88,7 @@ def read_json(path: str | Path) -> Any:
     if not path.is_file():
         raise InputFileError(f"{path}: file not found")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return strict_loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InputFileError(
             f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
@@ -104,7 +105,7 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
             if not line.strip():
                 continue
             try:
-                yield lineno, json.loads(line)
+                yield lineno, strict_loads(line)
             except json.JSONDecodeError as exc:
                 raise InputFileError(
                     f"{path}, line {lineno}: not valid JSON ({exc.msg}); fix or remove that line"

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from egoworld.common.files import InputFileError
 from egoworld.common.hashing import sha256_file
+from egoworld.media.confine import check_name
 from egoworld.world.episode import Action, Episode
 from egoworld.world.folder import save_episode
 
@@ -137,6 +138,7 @@ def iter_epic_kitchens_episodes(
     wanted = sorted(actions) if videos is None else videos
     files = {actions_csv.name: sha256_file(actions_csv), info_csv.name: sha256_file(info_csv)}
     for video in wanted:
+        check_name(video, where=str(actions_csv), field="video_id")
         if video not in actions:
             raise InputFileError(f"{actions_csv}: no actions for video {video!r}")
         if video not in info:

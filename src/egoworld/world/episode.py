@@ -25,8 +25,10 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from egoworld.common.numbers import PositiveFloat, Seconds
 from egoworld.geometry.boxes import Box3D
 from egoworld.geometry.cameras import CameraModel
+from egoworld.media.confine import check_name
 from egoworld.world.poses import PoseTrack
 
 Vec3 = tuple[float, float, float]
@@ -46,8 +48,8 @@ def _finite(v: Vec3 | None) -> Vec3 | None:
 class Interval(_Strict):
     """A time interval in seconds, ``start_s ≤ end_s``."""
 
-    start_s: float = Field(ge=0)
-    end_s: float = Field(ge=0)
+    start_s: Seconds
+    end_s: Seconds
 
     @model_validator(mode="after")
     def _ordered(self) -> Interval:
@@ -163,14 +165,22 @@ class EpisodeMedia(_Strict):
     )
 
 
+def plain_name(episode_id: str) -> str:
+    """An episode id names its folder and files: one plain path component (`egoworld.media.confine`)."""
+    try:
+        return check_name(episode_id, where="episode", field="id")
+    except ValueError as exc:
+        raise ValueError(str(exc).removeprefix("episode: field 'id': ")) from None
+
+
 class Episode(BaseModel):
     """One recording. Construct it with keyword arguments; it is validated as a whole."""
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, validate_assignment=True)
 
     id: str = Field(min_length=1)
-    duration_s: float = Field(gt=0)
-    fps: float = Field(gt=0)
+    duration_s: PositiveFloat
+    fps: PositiveFloat
     camera: CameraModel | None = None
     poses: PoseTrack | None = None
     fixtures: tuple[Fixture, ...] = ()
@@ -180,6 +190,11 @@ class Episode(BaseModel):
     media: EpisodeMedia = EpisodeMedia()
     source: dict[str, Any] = Field(default_factory=dict, description="loader, source files and their sha256")
     meta: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_a_name(cls, v: str) -> str:
+        return plain_name(v)
 
     @model_validator(mode="after")
     def _consistent(self) -> Episode:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from egoworld.common.files import (
     InputFileError,
@@ -31,6 +31,7 @@ from egoworld.common.files import (
     write_json,
     write_jsonl,
 )
+from egoworld.common.numbers import Finite, PositiveFloat, Seconds
 from egoworld.geometry.cameras import CameraModel
 from egoworld.world.episode import (
     Action,
@@ -40,6 +41,7 @@ from egoworld.world.episode import (
     Fixture,
     SceneGraph,
     episode_problems,
+    plain_name,
 )
 from egoworld.world.poses import PoseTrack
 
@@ -61,13 +63,18 @@ class EpisodeHeader(BaseModel):
 
     format: str = FORMAT
     id: str = Field(min_length=1)
-    duration_s: float = Field(gt=0)
-    fps: float = Field(gt=0)
+    duration_s: PositiveFloat
+    fps: PositiveFloat
     camera: CameraModel | None = None
     media: EpisodeMedia = EpisodeMedia()
     source: dict[str, Any] = Field(default_factory=dict)
     meta: dict[str, Any] = Field(default_factory=dict)
     counts: dict[str, int] = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_a_name(cls, v: str) -> str:
+        return plain_name(v)
 
 
 class PoseRow(BaseModel):
@@ -75,8 +82,8 @@ class PoseRow(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    t: float = Field(ge=0)
-    world_from_camera: tuple[tuple[float, float, float, float], ...] = Field(min_length=4, max_length=4)
+    t: Seconds
+    world_from_camera: tuple[tuple[Finite, Finite, Finite, Finite], ...] = Field(min_length=4, max_length=4)
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:

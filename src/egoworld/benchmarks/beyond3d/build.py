@@ -245,6 +245,7 @@ def save(
         seed=cfg.seed,
         source={"episodes": sources},
         description=description,
+        media_roots=sorted({s.media.video.path for s in samples if s.media.video is not None}),
     )
 
 

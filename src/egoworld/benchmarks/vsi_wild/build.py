@@ -250,6 +250,7 @@ def build_vsi_wild(
         description="VSI-Super-Wild, streaming VOC"
         if cfg.streaming
         else "VSI-Super-Wild, built from panoramic walks",
+        media_roots=sorted({os.path.dirname(p) for p in paths.values() if os.path.isabs(p)}),
     )
     report_seconds["save"] = time.perf_counter() - t
     return BuildReport(bench, report_seconds, candidates, images)

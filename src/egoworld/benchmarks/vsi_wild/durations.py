@@ -113,4 +113,5 @@ def add_durations(bench_dir: str | Path, durations: dict[str, float], origin: st
         source=m.source,
         description=m.description,
         version=m.version,
+        media_roots=m.media_roots,
     )

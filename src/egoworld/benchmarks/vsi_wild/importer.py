@@ -6,11 +6,15 @@ import os
 import re
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from egoworld.benchmarks.folder import Benchmark, save_benchmark
 from egoworld.benchmarks.schema import FrameInput, Media, Sample, TaskInfo, VideoInput
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, VIEWS
-from egoworld.common.files import InputFileError, iter_jsonl
+from egoworld.common.files import InputFileError, explain_validation, iter_jsonl
 from egoworld.common.hashing import sha256_file
+from egoworld.common.numbers import check_number
+from egoworld.media.confine import check_name
 
 _OPTION = re.compile(r"^\s*([A-Z])\)\s*(.+?)\s*$")
 _VIEW_SUFFIX = re.compile(r"_(" + "|".join(VIEWS) + r")$")
@@ -44,13 +48,20 @@ def _parse_options(options: list[str], where: str) -> list[str]:
 
 def row_to_sample(row: dict, where: str) -> Sample:
     """Convert one official row; ``where`` names the file and line for errors."""
+    try:
+        return _row_to_sample(row, where)
+    except ValidationError as exc:
+        raise InputFileError(f"{where}: {explain_validation(exc)}") from None
+
+
+def _row_to_sample(row: dict, where: str) -> Sample:
     missing = _KEYS - set(row)
     if missing:
         raise InputFileError(f"{where}: missing keys {sorted(missing)}")
     task = row["task_type"]
     if task not in TASKS:
         raise InputFileError(f"{where}: unknown task_type {task!r} (expected one of {', '.join(TASK_ORDER)})")
-    video = row["video_name"]
+    video = check_name(row["video_name"], where=where, field="video_name")
     frames: list[FrameInput] = []
     indices = row["frame_indices"] or []
     if task == "VMR":
@@ -64,9 +75,11 @@ def row_to_sample(row: dict, where: str) -> Sample:
         metadata["order_by"] = "first" if "first_appearance" in row["doc_id"] else "last"
     if task == "VOC":
         try:
-            answer: int | list[int] = int(row["answer"])
+            answer: int | list[int] = check_number(row["answer"], kind="int", ge=0, allow_str=True)
         except ValueError as exc:
-            raise InputFileError(f"{where}: VOC answer {row['answer']!r} is not an integer") from exc
+            raise InputFileError(
+                f"{where}: field 'answer': a VOC count must be a whole number ≥ 0 ({exc}); fix the count"
+            ) from exc
         choices = None
     else:
         choices = _parse_options(row["options"] or [], where)
@@ -119,6 +132,7 @@ def import_vsi_wild_qa(
         builder={"importer": "vsi-wild-qa", "videos_dir": VIDEOS_DIR},
         source={"file": qa_file.name, "sha256": sha256_file(qa_file), "origin": "THUSI-Lab/VSI-Super-Wild"},
         description="VSI-Super-Wild, official released questions",
+        media_roots=(VIDEOS_DIR,),
     )
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from egoworld.common.files import InputFileError
 from egoworld.common.hashing import sha256_file
+from egoworld.media.confine import check_name
 from egoworld.world.episode import Episode, EpisodeMedia, Fixture
 from egoworld.world.folder import save_episode
 from egoworld.world.hd_epic.aria import HD_EPIC_FPS, load_framewise_poses, load_rgb_camera
@@ -79,6 +80,8 @@ def iter_hd_epic_episodes(
     durations = read_durations(root / DURATIONS)
     objects, _ = load_assoc_info(root / ASSOC, durations)
     wanted = list(objects) if videos is None else videos
+    for video in wanted:  # ids name folders and files: never let one point elsewhere
+        check_name(video, where=str(root / ASSOC), field="video id")
     unknown = [v for v in wanted if v not in objects]
     if unknown:
         raise InputFileError(
