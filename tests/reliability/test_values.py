@@ -12,7 +12,6 @@ import json
 import pytest
 
 from conftest import egoworld, refused, sample_row, write_bench
-from egoworld.common.numbers import check_number, parse_number, strict_loads
 
 
 def _voc_row(answer):
@@ -145,6 +144,8 @@ def test_no_writer_produces_non_json_infinity(tmp_path):
 
 
 def test_the_numeric_rule_in_one_place():
+    from egoworld.common.numbers import check_number, parse_number, strict_loads
+
     assert check_number(3.0, kind="int") == 3 and isinstance(check_number(3.0, kind="int"), int)
     assert parse_number(" 2.5 ") == 2.5
     for bad in (True, float("nan"), float("-inf"), 2**53 + 1, "3", None, [1]):
