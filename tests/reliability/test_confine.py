@@ -211,8 +211,9 @@ def _hd_epic_root(root: Path, video: str, duration: str = "60.0") -> Path:
     return root
 
 
-@pytest.mark.parametrize("video", ["../../escaped", "P01/../../../escaped", "/tmp/escaped"])
+@pytest.mark.parametrize("video", ["../../escaped", "P01/../../../escaped", "ABSOLUTE"])
 def test_world_import_hd_epic_never_writes_outside_out(tmp_path, video):
+    video = str(tmp_path / "escaped") if video == "ABSOLUTE" else video
     src = _hd_epic_root(tmp_path / "hd", video)
     out = tmp_path / "deep" / "world"
     out.mkdir(parents=True)
@@ -220,7 +221,6 @@ def test_world_import_hd_epic_never_writes_outside_out(tmp_path, video):
     res = egoworld("world", "import", "hd-epic", src, "--out", out)
     refused(res, "assoc_info.json", "field 'video id'", "not a plain file name")
     assert sorted(str(p) for p in tmp_path.rglob("*")) == before
-    assert not Path("/tmp/escaped").exists()
 
 
 def test_world_import_epic_kitchens_refuses_a_video_id_that_is_a_path(tmp_path):
@@ -252,3 +252,46 @@ def test_world_show_refuses_an_episode_id_that_is_a_path(tmp_path, monkeypatch):
     monkeypatch.chdir(cwd)
     refused(egoworld("world", "show", ep), "episode.json", "field 'id'", "not a plain file name")
     assert not (tmp_path / "pwned.png").exists()
+
+
+# -- worlds: episode media ---------------------------------------------------------------------------------
+def _episode(folder: Path, media: dict, **header) -> Path:
+    folder.mkdir(parents=True)
+    doc = {"format": "egoworld.episode/1", "id": folder.name, "duration_s": 5, "fps": 30, "media": media}
+    (folder / "episode.json").write_text(json.dumps(doc | header))
+    return folder
+
+
+@pytest.mark.parametrize(
+    "media, field",
+    [
+        ({"video": "/etc/passwd"}, "media.video"),
+        ({"video": "../../outside/secret.mp4"}, "media.video"),
+        ({"images": {"initial": "../../outside/secret.png"}}, "media.images.initial"),
+    ],
+)
+def test_world_show_refuses_episode_media_outside_the_episode(tmp_path, outside, monkeypatch, media, field):
+    """The audit's ``/etc/passwd`` as a video: ``world show`` opened it to draw a contact sheet."""
+    ep = _episode(tmp_path / "w" / "e1", media)
+    monkeypatch.chdir(tmp_path)
+    res = egoworld("world", "show", ep)
+    refused(res, "episode.json", f"field '{field}'", "outside the episode folder", "--videos-dir")
+    assert not (tmp_path / "e1.png").exists()
+    assert_untouched(outside)
+
+
+def test_build_refuses_a_world_whose_video_is_outside(tmp_path, outside):
+    """A builder never links a file a world points at outside itself into a benchmark."""
+    world = tmp_path / "w"
+    _episode(world / "e1", {"video": str(outside.mp4)})
+    res = egoworld("build", "beyond3d", "--world", world, "--out", tmp_path / "bench")
+    refused(res, "episode.json", "field 'media.video'", "outside the episode folder")
+    assert not (tmp_path / "bench" / "manifest.json").exists()
+    assert_untouched(outside)
+
+
+def test_a_declared_videos_dir_is_allowed_for_world_media(tmp_path, outside):
+    from egoworld.world.folder import load_episode
+
+    ep = _episode(tmp_path / "w" / "e1", {"video": str(outside.mp4), "roots": [str(outside.root)]})
+    assert load_episode(ep).media.video == str(outside.mp4)

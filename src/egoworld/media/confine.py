@@ -7,6 +7,10 @@ inside one of the roots its manifest declares in ``media_roots``. A root is a pa
 ``/etc/passwd``, a link to outside that no root declares — is refused with the file, line and field
 before a byte of it is read.
 
+A world episode follows the same rule: its media (``episode.json`` ``media``, scene-graph images) lie
+inside the episode folder or inside the absolute folders ``media.roots`` declares (written by
+``world import hd-epic --videos-dir``); `egoworld.world.folder.load_episode` checks them.
+
 Names that become paths (a video id, an EXPLORE ``start_frame``) must be one plain path component
 (`check_name`), so that an importer never writes or reads outside the folders it was given.
 """
@@ -22,6 +26,12 @@ from egoworld.common.files import InputFileError
 FIX = (
     "keep media inside the benchmark folder, or link the folder that holds it with the importer's "
     "--videos / --images DIR (recorded in manifest.json's media_roots)"
+)
+
+
+WORLD_FIX = (
+    "keep media inside the episode folder, or import the recording again with its --videos-dir "
+    "(recorded in episode.json's media.roots)"
 )
 
 
@@ -90,7 +100,9 @@ class MediaRoots:
         self._seen[path] = real
         return real
 
-    def resolve(self, path: str, *, where: str = "", field: str = "media path") -> Path:
+    def resolve(
+        self, path: str, *, where: str = "", field: str = "media path", what: str = "benchmark"
+    ) -> Path:
         """The real path of a media file; `MediaOutsideError` (naming ``where`` and ``field``) if outside."""
         real = self.real(path)
         if real is None:
@@ -98,8 +110,9 @@ class MediaRoots:
             shown = os.path.realpath(path if os.path.isabs(path) else os.path.join(self.folder, path))
             roots = ", ".join(self.declared) if self.declared else "none"
             raise MediaOutsideError(
-                f"{at}field '{field}': {path!r} resolves to {shown}, outside the benchmark folder "
-                f"{self.folder} and its declared media roots ({roots}); refused before reading it. fix: {FIX}"
+                f"{at}field '{field}': {path!r} resolves to {shown}, outside the {what} folder "
+                f"{self.folder} and its declared media roots ({roots}); refused before reading it. "
+                f"fix: {FIX if what == 'benchmark' else WORLD_FIX}"
             )
         return Path(real)
 

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from egoworld.common.numbers import PositiveFloat, Seconds
 from egoworld.geometry.boxes import Box3D
 from egoworld.geometry.cameras import CameraModel
-from egoworld.media.confine import check_name
+from egoworld.media.confine import check_name, check_root
 from egoworld.world.poses import PoseTrack
 
 Vec3 = tuple[float, float, float]
@@ -163,6 +163,26 @@ class EpisodeMedia(_Strict):
     extra: dict[str, str] = Field(
         default_factory=dict, description="other named media, e.g. perspective views"
     )
+    roots: tuple[str, ...] = Field(
+        default=(),
+        description="absolute folders outside the episode folder its media may name (an importer's "
+        "--videos-dir); anything else must lie inside the episode folder (egoworld.media.confine)",
+    )
+
+    @field_validator("roots")
+    @classmethod
+    def _roots_absolute(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for r in v:
+            check_root(r)
+            if not r.startswith("/"):
+                raise ValueError(f"media root {r!r} must be an absolute folder")
+        return v
+
+    def paths(self) -> list[tuple[str, str]]:
+        """Every media path with its field name (``video``, ``images.initial``, ``extra.front`` …)."""
+        out = [(k, getattr(self, k)) for k in ("video", "depth", "instances") if getattr(self, k)]
+        out += [(f"images.{k}", v) for k, v in self.images.items()]
+        return out + [(f"extra.{k}", v) for k, v in self.extra.items()]
 
 
 def plain_name(episode_id: str) -> str:

@@ -33,6 +33,7 @@ from egoworld.common.files import (
 )
 from egoworld.common.numbers import Finite, PositiveFloat, Seconds
 from egoworld.geometry.cameras import CameraModel
+from egoworld.media.confine import MediaRoots
 from egoworld.world.episode import (
     Action,
     Episode,
@@ -160,6 +161,7 @@ def load_episode(root: str | Path) -> Episode:
     lines: dict[str, list[int]] = {}
     for name, (filename, model) in COLLECTIONS.items():
         parts[name], lines[name] = _rows(root / filename, model, header.counts.get(name))
+    _check_media(root, header.media, parts["scene_graphs"], lines["scene_graphs"])
     pose_rows, _ = _rows(root / POSES, PoseRow, header.counts.get("poses"))
     poses = None
     if pose_rows:
@@ -185,6 +187,17 @@ def load_episode(root: str | Path) -> Episode:
         filename = COLLECTIONS[name][0]
         raise InputFileError(f"{root / filename}, line {lines[name][int(index)]}: field '{field}': {reason}")
     return Episode(**fields)
+
+
+def _check_media(root: Path, media: EpisodeMedia, graphs: list[SceneGraph], lines: list[int]) -> None:
+    """Every media path of the episode resolves inside its folder or a root ``media.roots`` declares."""
+    roots = MediaRoots(root, media.roots)
+    for field, path in media.paths():
+        roots.resolve(path, where=str(root / HEADER), field=f"media.{field}", what="episode")
+    for graph, lineno in zip(graphs, lines, strict=True):
+        if graph.image:
+            where = f"{root / COLLECTIONS['scene_graphs'][0]}, line {lineno}"
+            roots.resolve(graph.image, where=where, field="image", what="episode")
 
 
 def find_episodes(root: str | Path) -> list[Path]:

@@ -16,6 +16,7 @@ reference ``<video_dir>/<PXX>/<video>.mp4`` (or ``<video_dir>/<video>.mp4``) whe
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -72,6 +73,14 @@ def _video_path(video_dir: Path | None, participant: str, video: str) -> str | N
     return None
 
 
+def _media(video_dir: Path | None, participant: str, video: str) -> EpisodeMedia:
+    """The episode's video under ``video_dir``, which is declared as a media root (`egoworld.media.confine`)."""
+    path = _video_path(video_dir, participant, video)
+    if path is None or video_dir is None:
+        return EpisodeMedia()
+    return EpisodeMedia(video=path, roots=(os.path.realpath(video_dir),))
+
+
 def iter_hd_epic_episodes(
     root: str | Path, videos: list[str] | None = None, video_dir: str | Path | None = None
 ) -> Iterator[Episode]:
@@ -119,7 +128,7 @@ def iter_hd_epic_episodes(
             poses=poses,
             fixtures=tuple(twins[participant]),
             objects=tuple(objects[video]),
-            media=EpisodeMedia(video=_video_path(Path(video_dir) if video_dir else None, participant, video)),
+            media=_media(Path(video_dir) if video_dir else None, participant, video),
             source={"loader": "hd-epic", "files": files},
             meta=meta,
         )
