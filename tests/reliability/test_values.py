@@ -154,3 +154,37 @@ def test_the_numeric_rule_in_one_place():
     with pytest.raises(json.JSONDecodeError) as info:
         strict_loads('{\n  "a": 1,\n  "b": NaN\n}')
     assert (info.value.lineno, info.value.colno) == (3, 8)
+
+
+@pytest.mark.parametrize("duration", ["inf", "nan", "-3", "true"])
+def test_import_vsi_wild_durations_refuses_an_impossible_duration(tmp_path, duration):
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text(json.dumps(_voc_row(3)) + "\n")
+    bench = tmp_path / "b"
+    assert egoworld("import", "vsi-wild-qa", qa, "--out", bench).code == 0
+    before = (bench / "samples.jsonl").read_bytes()
+    csv = tmp_path / "durations.csv"
+    csv.write_text(f"video_name,duration_s\nabc_front.mp4,{duration}\n")
+    res = egoworld("import", "vsi-wild-durations", bench, "--durations", csv)
+    refused(res, f"{csv}, line 2", "field 'duration_s'")
+    assert (bench / "samples.jsonl").read_bytes() == before
+
+
+def test_world_import_epic_kitchens_refuses_impossible_numbers(tmp_path):
+    root = tmp_path / "ek"
+    root.mkdir()
+    head = "narration_id,participant_id,video_id,narration_timestamp,start_timestamp,stop_timestamp,start_frame,stop_frame,narration,verb,verb_class,noun,noun_class,all_nouns,all_noun_classes"
+    row = "P01_11_0,P01,P01_11,00:00:00.560,00:00:00.00,00:00:01.89,1.5,113,take plate,take,0,plate,2,['plate'],[2]"
+    (root / "EPIC_100_validation.csv").write_text(f"{head}\n{row}\n")
+    (root / "EPIC_100_video_info.csv").write_text(
+        "video_id,duration,fps,resolution\nP01_11,10,60,1920x1080\n"
+    )
+    res = egoworld("world", "import", "epic-kitchens", root, "--out", tmp_path / "w")
+    refused(res, "EPIC_100_validation.csv, line 2", "1.5 is not a whole number")
+    (root / "EPIC_100_validation.csv").write_text(f"{head}\n{row.replace(',1.5,', ',1,')}\n")
+    (root / "EPIC_100_video_info.csv").write_text(
+        "video_id,duration,fps,resolution\nP01_11,inf,60,1920x1080\n"
+    )
+    res = egoworld("world", "import", "epic-kitchens", root, "--out", tmp_path / "w")
+    refused(res, "EPIC_100_video_info.csv, line 2", "inf")
+    assert not (tmp_path / "w").exists() or not list((tmp_path / "w").rglob("episode.json"))

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from egoworld.common.files import InputFileError
 from egoworld.common.hashing import sha256_file
+from egoworld.common.numbers import parse_number
 from egoworld.media.confine import check_name
 from egoworld.world.episode import Action, Episode
 from egoworld.world.folder import save_episode
@@ -42,7 +43,7 @@ def parse_timestamp(text: str) -> float:
         raise ValueError(f"not a timestamp: {text!r}")
     seconds = 0.0
     for part in parts:
-        seconds = seconds * 60 + float(part)
+        seconds = seconds * 60 + float(parse_number(part, ge=0))
     return seconds
 
 
@@ -60,8 +61,8 @@ def load_video_info(path: str | Path) -> dict[str, dict]:
     for lineno, row in enumerate(_read_csv(path), start=2):
         try:
             out[row["video_id"]] = {
-                "duration_s": float(row["duration"]),
-                "fps": float(row["fps"]),
+                "duration_s": float(parse_number(row["duration"], gt=0)),
+                "fps": float(parse_number(row["fps"], gt=0)),
                 "resolution": row.get("resolution", ""),
             }
         except (KeyError, ValueError, TypeError) as exc:
@@ -74,8 +75,8 @@ def _action(row: dict[str, str], where: str) -> Action:
         start, end = parse_timestamp(row["start_timestamp"]), parse_timestamp(row["stop_timestamp"])
         meta = {
             "participant": row.get("participant_id"),
-            "start_frame": int(row["start_frame"]),
-            "stop_frame": int(row["stop_frame"]),
+            "start_frame": parse_number(row["start_frame"], kind="int", ge=0),
+            "stop_frame": parse_number(row["stop_frame"], kind="int", ge=0),
             "narration_timestamp_s": parse_timestamp(row["narration_timestamp"])
             if row.get("narration_timestamp")
             else None,

@@ -13,6 +13,7 @@ from egoworld.benchmarks.folder import Benchmark, load_benchmark, save_benchmark
 from egoworld.benchmarks.schema import Sample
 from egoworld.benchmarks.vsi_wild.timing import duration_group
 from egoworld.common.files import InputFileError
+from egoworld.common.numbers import parse_number
 
 
 def probe_duration(path: str | Path) -> float:
@@ -77,10 +78,10 @@ def read_durations_csv(path: str | Path) -> dict[str, float]:
         out: dict[str, float] = {}
         for line, row in enumerate(reader, start=2):
             try:
-                out[row[name_col].strip()] = round(float(row[dur_col]) * scale, 6)
+                out[row[name_col].strip()] = round(float(parse_number(row[dur_col], gt=0)) * scale, 6)
             except (TypeError, ValueError) as exc:
                 raise InputFileError(
-                    f"{path}, line {line}: {dur_col} {row.get(dur_col)!r} is not a number"
+                    f"{path}, line {line}: field '{dur_col}': {row.get(dur_col)!r} is not a duration ({exc})"
                 ) from exc
     return out
 
