@@ -129,7 +129,6 @@ def test_the_resolver_refuses_a_link_swapped_after_loading(tmp_path, outside):
     loaded = load_benchmark(bench)
     (bench / "images" / "a.png").unlink()
     os.symlink(outside.png, bench / "images" / "a.png")
-    loaded._media._seen.clear()  # a fresh lookup, as a new process would make
     with pytest.raises(MediaOutsideError, match="images/a.png"):
         loaded.resolve("images/a.png")
     assert_untouched(outside)
@@ -295,3 +294,48 @@ def test_a_declared_videos_dir_is_allowed_for_world_media(tmp_path, outside):
 
     ep = _episode(tmp_path / "w" / "e1", {"video": str(outside.mp4), "roots": [str(outside.root)]})
     assert load_episode(ep).media.video == str(outside.mp4)
+
+
+# -- a link swapped after a run: later stages speak instead of reading -------------------------------------
+def _swap_to_outside(link: Path, target: Path) -> None:
+    link.unlink()
+    os.symlink(target, link)
+
+
+def test_score_and_rerun_refuse_a_benchmark_whose_media_now_points_outside(tmp_path, outside, server):
+    from conftest import secret_png
+    from egoworld.benchmarks.folder import save_benchmark
+    from egoworld.benchmarks.schema import ImageInput, Media, Sample, TaskInfo
+
+    bench = tmp_path / "bench"
+    (bench / "images").mkdir(parents=True)
+    (bench / "images" / "a.png").write_bytes(secret_png())
+    sample = Sample(
+        id="q0", benchmark="toy", task="MC", question="Q?", answer_type="choice", choices=("a", "b"), answer=0,
+        media=Media(images=(ImageInput(path="images/a.png"),)),
+    )  # fmt: skip
+    tasks = {"MC": TaskInfo(answer_type="choice", metric="accuracy")}
+    save_benchmark(bench, name="toy", tasks=tasks, samples=[sample])
+    run = tmp_path / "run"
+    assert egoworld("run", "--bench", bench, "--model", "random", "--out", run, "--no-progress").code == 0
+    _swap_to_outside(bench / "images" / "a.png", outside.png)  # samples and manifest unchanged: same hash
+    refused(egoworld("score", run), "samples.jsonl, line 1 (id q0)", "field 'media.images.0.path'")
+    res = egoworld(*run_args(bench, tmp_path / "run2", server, "--setting", "frames"))
+    refused(res, "images/a.png", "refused before reading it")
+    assert server.bodies == []
+    assert_untouched(outside)
+
+
+@pytest.mark.slow
+def test_explore_build_and_run_refuse_an_initial_image_swapped_to_outside(tmp_path, outside):
+    world = tmp_path / "world"
+    assert egoworld("world", "synth", "actions", "--episodes", "1", "--seed", "0", "--out", world).code == 0
+    bench = tmp_path / "bench"
+    assert egoworld("build", "explore", "--world", world, "--out", bench).code == 0
+    (image,) = sorted((bench / "images").iterdir())
+    _swap_to_outside(image, outside.png)
+    refused(egoworld("bench", "check", bench), "field 'media.images.0.path'", "outside the benchmark folder")
+    res = egoworld("explore", "run", "--bench", bench, "--model", "copy-initial", "--out", tmp_path / "run")
+    refused(res, "samples.jsonl, line 1", "field 'media.images.0.path'")
+    assert not (tmp_path / "run" / "responses.sqlite").exists()
+    assert_untouched(outside)

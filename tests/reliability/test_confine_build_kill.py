@@ -49,7 +49,7 @@ def _kill_when(argv: list[str], ready, limit_s: float = 120) -> bool:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory) -> Path:
     w = tmp_path_factory.mktemp("world") / "actions"
-    res = egoworld("world", "synth", "actions", "--episodes", "6", "--seed", "0", "--out", w)
+    res = egoworld("world", "synth", "actions", "--episodes", "4", "--seed", "0", "--out", w)
     assert res.code == 0, res.output
     return w
 

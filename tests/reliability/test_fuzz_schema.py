@@ -78,7 +78,7 @@ def _mutations():
     )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     kind=st.sampled_from(["choice", "integer", "number"]),
     changes=st.lists(_mutations(), min_size=1, max_size=3),

@@ -161,9 +161,9 @@ def check_confined(
     for k, s in enumerate(samples):
         at = f"{where}, line {lines[k]} (id {s.id})" if lines else f"{where} (sample {s.id})"
         if s.media.video is not None:
-            roots.resolve(s.media.video.path, where=at, field="media.video.path")
+            roots.resolve(s.media.video.path, where=at, field="media.video.path", cached=True)
         for i, img in enumerate(s.media.images):
-            roots.resolve(img.path, where=at, field=f"media.images.{i}.path")
+            roots.resolve(img.path, where=at, field=f"media.images.{i}.path", cached=True)
 
 
 def _manifest_json(manifest: Manifest) -> dict:

@@ -87,9 +87,10 @@ class MediaRoots:
         self._roots = [base] + [os.path.realpath(os.path.join(base, check_root(d))) for d in self.declared]
         self._seen: dict[str, str | None] = {}
 
-    def real(self, path: str) -> str | None:
-        """The real path ``path`` (relative to the folder, or absolute) names, or None when outside."""
-        if path in self._seen:
+    def real(self, path: str, *, cached: bool = False) -> str | None:
+        """The real path ``path`` (relative to the folder, or absolute) names, or None when outside;
+        ``cached`` reuses an earlier answer (a whole-folder check), else the links are followed anew."""
+        if cached and path in self._seen:
             return self._seen[path]
         if "\x00" in path:
             real = None
@@ -101,10 +102,17 @@ class MediaRoots:
         return real
 
     def resolve(
-        self, path: str, *, where: str = "", field: str = "media path", what: str = "benchmark"
+        self,
+        path: str,
+        *,
+        where: str = "",
+        field: str = "media path",
+        what: str = "benchmark",
+        cached: bool = False,
     ) -> Path:
-        """The real path of a media file; `MediaOutsideError` (naming ``where`` and ``field``) if outside."""
-        real = self.real(path)
+        """The real path of a media file; `MediaOutsideError` (naming ``where`` and ``field``) if outside.
+        Without ``cached`` the check is made at the time of use (a link swapped since loading is caught)."""
+        real = self.real(path, cached=cached)
         if real is None:
             at = f"{where}: " if where else ""
             shown = os.path.realpath(path if os.path.isabs(path) else os.path.join(self.folder, path))
