@@ -24,13 +24,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: openai_t
 
 from openai_test_server import FakeOpenAIServer  # noqa: E402
 
-# -- reads outside the allowed folders ----------------------------------------------------------------------
-_WATCHED: list[str] = []
+# -- reads outside the allowed folders, writes outside the test's own folder ------------------------------
+_WATCHED: list[str] = ["/etc/passwd", "/etc/shadow"]
 _READS: list[str] = []
+_WRITE_ROOTS: list[str] = []  # empty: writes are not watched (outside a corpus case)
+_STRAY_WRITES: list[str] = []
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+def _inside(full: str, roots: list[str]) -> bool:
+    return any(full == r or full.startswith(r + os.sep) for r in roots)
 
 
 def _audit(event: str, args: tuple) -> None:
-    if event != "open" or not _WATCHED or not args:
+    if event != "open" or not args:
         return
     path = args[0]
     if isinstance(path, int) or path is None:
@@ -39,8 +46,16 @@ def _audit(event: str, args: tuple) -> None:
         full = os.path.abspath(os.fsdecode(path))
     except (TypeError, ValueError):
         return
-    if any(full == w or full.startswith(w + os.sep) for w in _WATCHED):
+    if _inside(full, _WATCHED):
         _READS.append(full)
+    if _WRITE_ROOTS:
+        mode, flags = (args + (None, None))[1:3]
+        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+            isinstance(flags, int) and flags & _WRITE_FLAGS
+        )
+        tool_cache = "__pycache__" in full or f"{os.sep}.hypothesis{os.sep}" in full
+        if writing and not _inside(full, _WRITE_ROOTS) and not tool_cache:
+            _STRAY_WRITES.append(full)
 
 
 sys.addaudithook(_audit)
@@ -236,12 +251,28 @@ def sent_bytes(srv: FakeOpenAIServer) -> bytes:
 
 
 @pytest.fixture(autouse=True)
-def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Each case gets its own frame cache (so a refused file can never be found in a shared one)."""
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("EGOWORLD_CACHE", str(cache))
+def _confined_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Every case runs in an empty working folder inside its own ``tmp_path``, with its own frame cache
+    (a refused file can never be found in a shared one); afterwards nothing may have been written outside
+    ``tmp_path`` (Python-level opens for writing, watched by the audit hook; the matplotlib and hypothesis
+    caches excepted) and ``/etc/passwd`` must not have been read."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("EGOWORLD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mpl"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    return cache
+    reads, strays = len(_READS), len(_STRAY_WRITES)
+    allowed = [str(tmp_path.resolve()), str(tmp_path), os.devnull]
+    _WRITE_ROOTS[:] = allowed + [str(Path.home() / ".cache" / "matplotlib")]
+    try:
+        yield
+    finally:
+        _WRITE_ROOTS.clear()
+    system = [r for r in _READS[reads:] if r.startswith("/etc/")]
+    assert not system, f"read system files: {system}"
+    strays_now = _STRAY_WRITES[strays:]
+    assert not strays_now, f"wrote outside the case's folder: {strays_now}"
 
 
 def run_args(bench: Path, out: Path, srv: FakeOpenAIServer, *extra: str) -> list[str]:

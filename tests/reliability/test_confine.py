@@ -246,7 +246,7 @@ def test_world_show_refuses_an_episode_id_that_is_a_path(tmp_path, monkeypatch):
     (ep / "episode.json").write_text(
         json.dumps({"format": "egoworld.episode/1", "id": "../../pwned", "duration_s": 5, "fps": 30})
     )
-    cwd = tmp_path / "cwd"
+    cwd = tmp_path / "here"
     cwd.mkdir()
     monkeypatch.chdir(cwd)
     refused(egoworld("world", "show", ep), "episode.json", "field 'id'", "not a plain file name")

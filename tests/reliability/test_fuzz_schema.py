@@ -78,7 +78,7 @@ def _mutations():
     )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     kind=st.sampled_from(["choice", "integer", "number"]),
     changes=st.lists(_mutations(), min_size=1, max_size=3),
@@ -107,14 +107,16 @@ def test_a_sample_is_valid_and_safe_or_refused_with_a_field(kind, changes):
         assert Sample.model_validate(json.loads(canonical_json(dumped))) == sample
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     line=st.one_of(st.text(max_size=40), JSON.map(json.dumps), st.sampled_from(["NaN", '{"id": Infinity}']))
 )
-def test_any_line_of_samples_jsonl_loads_or_is_refused_by_line(tmp_path_factory, line):
+def test_any_line_of_samples_jsonl_loads_or_is_refused_by_line(tmp_path, line):
     from egoworld.benchmarks.folder import load_benchmark
 
-    root = tmp_path_factory.mktemp("fuzz")
+    root = tmp_path / f"fuzz{len(list(tmp_path.iterdir()))}"
     write_bench(root, [json.dumps(sample_row("first")), line.replace("\n", " ") or "{}"])
     try:
         bench = load_benchmark(root)
