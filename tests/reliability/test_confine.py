@@ -339,3 +339,12 @@ def test_explore_build_and_run_refuse_an_initial_image_swapped_to_outside(tmp_pa
     refused(res, "samples.jsonl, line 1", "field 'media.images.0.path'")
     assert not (tmp_path / "run" / "responses.sqlite").exists()
     assert_untouched(outside)
+
+
+def test_vsi_durations_never_probes_a_video_outside_videos_dir(tmp_path, outside):
+    videos = tmp_path / "videos"
+    videos.mkdir()
+    bench = write_bench(tmp_path / "bench", [sample_row(metadata={"video_name": "../outside/secret.mp4"})])
+    res = egoworld("import", "vsi-wild-durations", bench, "--videos", videos)
+    refused(res, "sample q0", "field 'metadata.video_name'", "not a plain file name")
+    assert_untouched(outside)

@@ -14,6 +14,7 @@ from egoworld.benchmarks.schema import Sample
 from egoworld.benchmarks.vsi_wild.timing import duration_group
 from egoworld.common.files import InputFileError
 from egoworld.common.numbers import parse_number
+from egoworld.media.confine import check_name
 
 
 def probe_duration(path: str | Path) -> float:
@@ -43,8 +44,8 @@ def probe_duration(path: str | Path) -> float:
 def video_name(sample: Sample) -> str:
     """The video file name a sample refers to (the official ``video_name``, else its video's file name)."""
     name = sample.metadata.get("video_name")
-    if name:
-        return str(name)
+    if name:  # a file name inside --videos, never a path out of it
+        return check_name(name, where=f"sample {sample.id}", field="metadata.video_name")
     if sample.media.video is None:
         raise InputFileError(f"sample {sample.id} has no video, so it has no duration")
     return Path(sample.media.video.path).name
