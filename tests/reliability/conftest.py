@@ -250,8 +250,14 @@ def sent_bytes(srv: FakeOpenAIServer) -> bytes:
     return b"".join(out)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "unconfined: the case may write outside its tmp_path (e.g. a full-disk mount elsewhere)"
+    )
+
+
 @pytest.fixture(autouse=True)
-def _confined_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+def _confined_case(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """Every case runs in an empty working folder inside its own ``tmp_path``, with its own frame cache
     (a refused file can never be found in a shared one); afterwards nothing may have been written outside
     ``tmp_path`` (Python-level opens for writing, watched by the audit hook; the matplotlib and hypothesis
@@ -264,7 +270,8 @@ def _confined_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     reads, strays = len(_READS), len(_STRAY_WRITES)
     allowed = [str(tmp_path.resolve()), str(tmp_path), os.devnull]
-    _WRITE_ROOTS[:] = allowed + [str(Path.home() / ".cache" / "matplotlib")]
+    unconfined = request.node.get_closest_marker("unconfined") is not None
+    _WRITE_ROOTS[:] = [] if unconfined else allowed + [str(Path.home() / ".cache" / "matplotlib")]
     try:
         yield
     finally:
