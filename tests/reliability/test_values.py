@@ -188,3 +188,27 @@ def test_world_import_epic_kitchens_refuses_impossible_numbers(tmp_path):
     res = egoworld("world", "import", "epic-kitchens", root, "--out", tmp_path / "w")
     refused(res, "EPIC_100_video_info.csv, line 2", "inf")
     assert not (tmp_path / "w").exists() or not list((tmp_path / "w").rglob("episode.json"))
+
+
+def test_world_files_refuse_booleans_and_strings_as_coordinates(tmp_path):
+    ep = tmp_path / "ep"
+    ep.mkdir()
+    camera = {"kind": "pinhole", "width": 64, "height": "48", "fx": 50, "fy": 50, "cx": 32, "cy": 24}
+    header = {"format": "egoworld.episode/1", "id": "e1", "duration_s": 9, "fps": 30}
+    (ep / "episode.json").write_text(json.dumps(header | {"camera": camera}))
+    refused(egoworld("world", "show", ep, "--no-picture"), "episode.json", "camera.pinhole.height", "str")
+    (ep / "episode.json").write_text(json.dumps(header | {"counts": {"objects": 1}}))
+    obj = {"id": "o1", "category": "cup", "initial_position": [0.5, True, 1.0]}
+    (ep / "objects.jsonl").write_text(json.dumps(obj) + "\n")
+    refused(
+        egoworld("world", "show", ep, "--no-picture"),
+        "objects.jsonl, line 1",
+        "initial_position.1",
+        "a boolean",
+    )
+
+
+@pytest.mark.parametrize("field, value", [("seed", True), ("seed", 1.5), ("counts", {"MC": -1})])
+def test_manifest_numbers_follow_the_same_rule(tmp_path, field, value):
+    bench = write_bench(tmp_path / "bench", [sample_row()], **{field: value})
+    refused(egoworld("bench", "check", bench), "manifest.json", f"field '{field}")

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from egoworld.common.numbers import Count, Finite, Seconds, check_number
+from egoworld.common.numbers import Count, Finite, Seconds, WholeNumber, check_number
 
 AnswerType = Literal["choice", "integer", "number", "free"]
 
@@ -145,6 +145,8 @@ class Sample(_Strict):
             if self.choices is not None:
                 raise _bad("choices", f"answer_type '{kind}' takes no 'choices'")
             try:
+                if not isinstance(a, int | float):  # JSON numbers only (no numpy scalars in the file)
+                    raise ValueError(f"expected a number, got {type(a).__name__} {a!r}")
                 check_number(a, kind="int" if kind == "integer" else "float")
             except ValueError as exc:
                 article = "an" if kind == "integer" else "a"
@@ -186,11 +188,11 @@ class Manifest(BaseModel):
     description: str = ""
     egoworld_version: str
     builder: dict[str, Any] = Field(default_factory=dict, description="builder / importer parameters")
-    seed: int | None = None
+    seed: WholeNumber | None = None
     source: dict[str, Any] = Field(default_factory=dict, description="source files and their sha256")
     tasks: dict[str, TaskInfo]
-    counts: dict[str, int] = Field(default_factory=dict)
-    answer_distribution: dict[str, dict[str, int]] = Field(default_factory=dict)
+    counts: dict[str, Count] = Field(default_factory=dict)
+    answer_distribution: dict[str, dict[str, Count]] = Field(default_factory=dict)
     samples_file: str = "samples.jsonl"
     samples_sha256: str = ""
     media_roots: tuple[str, ...] = Field(

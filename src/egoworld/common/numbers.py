@@ -2,8 +2,8 @@
 
 A number is accepted only when it is what its field means: ``true`` is not 1, ``3.7`` is not a count of 3,
 ``-5`` is not a count, NaN and ±Infinity are not numbers, and an integer beyond ±2**53 (where JSON readers
-start losing digits) is refused. `check_number` is the rule; the pydantic types below (`Count`, `Seconds`,
-`PositiveFloat`, `Finite`, `WholeNumber`) apply it to schema fields, and `parse_number` to CSV cells.
+start losing digits) is refused. `check_number` is the rule; the pydantic types below (`Count`,
+`PositiveCount`, `Seconds`, `PositiveFloat`, `Finite`, `WholeNumber`) apply it to schema fields, and `parse_number` to CSV cells.
 JSON itself is read with `strict_loads`, which refuses the non-standard tokens ``NaN`` / ``Infinity`` and
 literals that overflow a float, naming the line and column.
 """
@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import re
 from functools import partial
 from typing import Annotated, Any, Literal
 
+import numpy as np
 from pydantic import BeforeValidator
 
 #: largest integer magnitude accepted: exact in a float64 and in every JSON reader
@@ -41,9 +43,10 @@ def check_number(
     """
     if isinstance(value, str) and allow_str:
         value = _from_text(value, kind)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        what = "a boolean" if isinstance(value, bool) else type(value).__name__
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        what = "a boolean" if isinstance(value, bool | np.bool_) else type(value).__name__
         raise ValueError(f"expected a number, got {what} {json.dumps(value, default=str)}")
+    value = int(value) if isinstance(value, numbers.Integral) else float(value)  # numpy scalars too
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{value} is not a finite number (NaN and ±Infinity are refused)")
     if abs(value) > MAX_INT:
@@ -90,6 +93,8 @@ def _field(kind: Kind, ge: float | None = None, gt: float | None = None) -> Befo
 
 #: a count or index: a whole number ≥ 0
 Count = Annotated[int, _field("int", ge=0)]
+#: a size in pixels or items: a whole number > 0
+PositiveCount = Annotated[int, _field("int", gt=0)]
 #: a whole number of either sign
 WholeNumber = Annotated[int, _field("int")]
 #: seconds, a distance or any magnitude ≥ 0

@@ -25,13 +25,13 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from egoworld.common.numbers import PositiveFloat, Seconds
+from egoworld.common.numbers import Finite, PositiveFloat, Seconds
 from egoworld.geometry.boxes import Box3D
 from egoworld.geometry.cameras import CameraModel
 from egoworld.media.confine import check_name, check_root
 from egoworld.world.poses import PoseTrack
 
-Vec3 = tuple[float, float, float]
+Vec3 = tuple[Finite, Finite, Finite]
 TIME_TOLERANCE_S = 1e-6
 
 
@@ -146,7 +146,7 @@ class SceneGraph(_Strict):
     """The state of a scene at one time (None = unspecified); ``image`` is a media path of that moment."""
 
     label: str | None = Field(default=None, description="e.g. 'initial' or 'final'")
-    time_s: float | None = Field(default=None, ge=0)
+    time_s: Seconds | None = None
     image: str | None = None
     objects: tuple[SceneObject, ...] = ()
 
@@ -157,7 +157,7 @@ class EpisodeMedia(_Strict):
     video: str | None = None
     depth: str | None = Field(default=None, description="depth frames (file or folder)")
     depth_kind: Literal["range", "z"] = Field(default="range", description="see egoworld.geometry.visibility")
-    depth_scale_m: float = Field(default=1.0, gt=0, description="stored value × scale = metres")
+    depth_scale_m: PositiveFloat = Field(default=1.0, description="stored value × scale = metres")
     instances: str | None = Field(default=None, description="per-pixel instance ids (file or folder)")
     images: dict[str, str] = Field(default_factory=dict, description="named still images, e.g. 'initial'")
     extra: dict[str, str] = Field(
