@@ -29,6 +29,7 @@ HOSTILE = {
     "dotdot-video": lambda o, b: {"video": {"path": "../outside/secret.mp4"}},
     "etc-passwd-video": lambda o, b: {"video": {"path": "/etc/passwd"}},
     "deep-dotdot-video": lambda o, b: {"video": {"path": "videos/../../outside/secret.mp4"}},
+    "nul-byte-image": lambda o, b: {"images": [{"path": "images/a.png\x00../../outside/secret.png"}]},
 }
 
 

@@ -115,7 +115,8 @@ class MediaRoots:
         real = self.real(path, cached=cached)
         if real is None:
             at = f"{where}: " if where else ""
-            shown = os.path.realpath(path if os.path.isabs(path) else os.path.join(self.folder, path))
+            full = path if os.path.isabs(path) else os.path.join(self.folder, path)
+            shown = "an invalid path (NUL byte)" if "\x00" in path else os.path.realpath(full)
             roots = ", ".join(self.declared) if self.declared else "none"
             raise MediaOutsideError(
                 f"{at}field '{field}': {path!r} resolves to {shown}, outside the {what} folder "
