@@ -239,7 +239,7 @@ def test_bad_header_missing_and_truncated_files(tmp_path: Path) -> None:
     header["camera"]["fx"] = -1
     (folder / "episode.json").write_text(json.dumps(header))
     with pytest.raises(
-        InputFileError, match=r"episode.json: field 'camera.fisheye.fx': Input should be greater than 0"
+        InputFileError, match=r"episode.json: field 'camera.fisheye.fx': -1.0 must be greater than 0"
     ):
         load_episode(folder)
     folder = save_episode(_episode(), tmp_path / "ep2")

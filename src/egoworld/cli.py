@@ -137,6 +137,8 @@ def bench_check(folder: Annotated[Path, typer.Argument(help="Benchmark folder.")
         _fail(exc)
     m = bench.manifest
     print(f"{m.name} v{m.version}: {len(bench.samples)} samples, hash {bench.hash[:12]}")
+    for line in bench.media_roots.describe():
+        print(f"  media root: {line}")
     for task, info in m.tasks.items():
         dist = m.answer_distribution.get(task, {})
         shown = ", ".join(f"{k}:{v}" for k, v in list(dist.items())[:8]) + (" …" if len(dist) > 8 else "")

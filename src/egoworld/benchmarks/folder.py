@@ -18,6 +18,7 @@ from egoworld.common.files import (
     write_jsonl,
 )
 from egoworld.common.hashing import sha256_file
+from egoworld.media.confine import MediaRoots
 from egoworld.scoring.extract import letters_for
 
 MANIFEST = "manifest.json"
@@ -34,6 +35,7 @@ class Benchmark:
 
     def __post_init__(self) -> None:
         self._by_id = {s.id: s for s in self.samples}
+        self._media = MediaRoots(self.root, self.manifest.media_roots)
 
     @property
     def name(self) -> str:
@@ -48,9 +50,13 @@ class Benchmark:
         return self._by_id[sample_id]
 
     def resolve(self, path: str) -> Path:
-        """A media path of a sample, resolved against the benchmark folder."""
-        p = Path(path)
-        return p if p.is_absolute() else self.root / p
+        """The real path of a sample's media file; `MediaOutsideError` when it lies outside the folder and
+        the media roots its manifest declares (`egoworld.media.confine`)."""
+        return self._media.resolve(path, where=str(self.root / self.manifest.samples_file))
+
+    @property
+    def media_roots(self) -> MediaRoots:
+        return self._media
 
     def tasks(self) -> list[str]:
         return list(self.manifest.tasks)
@@ -77,16 +83,22 @@ def save_benchmark(
     description: str = "",
     version: str = "1",
     check_media: bool = False,
+    media_roots: Iterable[str] = (),
 ) -> Benchmark:
     """Write ``samples.jsonl`` and ``manifest.json`` (atomically) and return the loaded benchmark.
 
     Builders pass ``check_media``: a missing or empty video or image is refused now, not at run time.
-    """
+    ``media_roots``: links inside ``root`` (or absolute folders) that the builder made to media outside it;
+    every media path must resolve inside ``root`` or one of them (`egoworld.media.confine`)."""
     root = Path(root)
     samples = list(samples)
+    media_roots = tuple(sorted(set(media_roots)))
     _check_samples(samples, name, tasks, where=str(root / "samples.jsonl"))
+    check_confined(MediaRoots(root, media_roots), samples, where=str(root / "samples.jsonl"))
     if check_media:
         check_media_files(root, samples)
+    for stale in (*root.glob(".samples.jsonl.*.tmp"), *root.glob(f".{MANIFEST}.*.tmp")):
+        stale.unlink(missing_ok=True)  # left by a writer killed mid-way
     write_jsonl(root / "samples.jsonl", (s.model_dump(mode="json", exclude_defaults=True) for s in samples))
     counts = Counter(s.task for s in samples)
     dist: dict[str, Counter[str]] = {t: Counter() for t in tasks}
@@ -104,8 +116,9 @@ def save_benchmark(
         counts={t: counts.get(t, 0) for t in tasks},
         answer_distribution={t: dict(sorted(c.items())) for t, c in dist.items()},
         samples_sha256=sha256_file(root / "samples.jsonl"),
+        media_roots=media_roots,
     )
-    write_json(root / MANIFEST, manifest.model_dump(mode="json"), sort_keys=False)
+    write_json(root / MANIFEST, _manifest_json(manifest), sort_keys=False)
     return Benchmark(root=root, manifest=manifest, samples=samples)
 
 
@@ -131,7 +144,29 @@ def load_benchmark(root: str | Path) -> Benchmark:
             "benchmark was written; rebuild it, or run `egoworld bench rehash DIR` to accept the edit"
         )
     _check_samples(samples, manifest.name, manifest.tasks, where=str(spath), lines=lines)
-    return Benchmark(root=root, manifest=manifest, samples=samples)
+    bench = Benchmark(root=root, manifest=manifest, samples=samples)
+    check_confined(bench.media_roots, samples, where=str(spath), lines=lines)
+    return bench
+
+
+def check_confined(
+    roots: MediaRoots, samples: list[Sample], *, where: str, lines: list[int] | None = None
+) -> None:
+    """Refuse the first sample whose video or image resolves outside the folder and its media roots."""
+    for k, s in enumerate(samples):
+        at = f"{where}, line {lines[k]} (id {s.id})" if lines else f"{where} (sample {s.id})"
+        if s.media.video is not None:
+            roots.resolve(s.media.video.path, where=at, field="media.video.path", cached=True)
+        for i, img in enumerate(s.media.images):
+            roots.resolve(img.path, where=at, field=f"media.images.{i}.path", cached=True)
+
+
+def _manifest_json(manifest: Manifest) -> dict:
+    """The manifest as written: ``media_roots`` only when there are some (older folders keep their bytes)."""
+    doc = manifest.model_dump(mode="json")
+    if not doc["media_roots"]:
+        del doc["media_roots"]
+    return doc
 
 
 def rehash_benchmark(root: str | Path) -> Manifest:
@@ -139,7 +174,7 @@ def rehash_benchmark(root: str | Path) -> Manifest:
     root = Path(root)
     manifest = Manifest.model_validate(read_json(root / MANIFEST))
     manifest.samples_sha256 = ""
-    write_json(root / MANIFEST, manifest.model_dump(mode="json"), sort_keys=False)
+    write_json(root / MANIFEST, _manifest_json(manifest), sort_keys=False)
     bench = load_benchmark(root)
     saved = save_benchmark(
         root,
@@ -151,6 +186,7 @@ def rehash_benchmark(root: str | Path) -> Manifest:
         source=manifest.source,
         description=manifest.description,
         version=manifest.version,
+        media_roots=manifest.media_roots,
     )
     return saved.manifest
 

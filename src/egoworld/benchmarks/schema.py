@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from egoworld.common.numbers import Count, Finite, Seconds, WholeNumber, check_number
+
 AnswerType = Literal["choice", "integer", "number", "free", "time_point"]
 
 
@@ -36,13 +38,9 @@ class VideoInput(_Strict):
     """A video clip; ``path`` is relative to the benchmark folder (or absolute)."""
 
     path: str
-    start_s: float | None = Field(default=None, ge=0)
-    end_s: float | None = Field(
-        default=None, ge=0, description="clip end, e.g. the query time; None = video end"
-    )
-    duration_s: float | None = Field(
-        default=None, ge=0, description="duration of the whole video, when known"
-    )
+    start_s: Seconds | None = None
+    end_s: Seconds | None = Field(default=None, description="clip end, e.g. the query time; None = video end")
+    duration_s: Seconds | None = Field(default=None, description="duration of the whole video, when known")
 
     @model_validator(mode="after")
     def _ordered(self) -> VideoInput:
@@ -54,12 +52,12 @@ class VideoInput(_Strict):
 class FrameInput(_Strict):
     """A specific frame of the sample's video (VMR's indicated moment, VPO's query frames, a last frame)."""
 
-    index: int | None = Field(default=None, ge=0)
-    time_s: float | None = Field(default=None, ge=0)
+    index: Count | None = None
+    time_s: Seconds | None = None
     label: str | None = None
     role: str | None = Field(default=None, description="e.g. 'query', 'indicated_moment', 'last_frame'")
-    view: dict[str, float] | None = Field(default=None, description="re-rendering, e.g. {'yaw_deg': 45}")
-    marker: tuple[float, float] | None = Field(default=None, description="pixel (x, y) to mark in red")
+    view: dict[str, Finite] | None = Field(default=None, description="re-rendering, e.g. {'yaw_deg': 45}")
+    marker: tuple[Finite, Finite] | None = Field(default=None, description="pixel (x, y) to mark in red")
 
     @model_validator(mode="after")
     def _located(self) -> FrameInput:
@@ -96,7 +94,7 @@ class Trajectory(_Strict):
     ``label`` is the producer's step id when it is not a plain number (Beyond3D's "5a", "5b", "5c")."""
 
     id: str
-    step: int = Field(ge=0)
+    step: Count
     label: str | None = None
     depends_on: tuple[str, ...] = ()
 
@@ -169,10 +167,15 @@ class Sample(_Strict):
         elif kind in ("integer", "number"):
             if self.choices is not None:
                 raise _bad("choices", f"answer_type '{kind}' takes no 'choices'")
-            if isinstance(a, bool) or not isinstance(a, int | float):
-                raise _bad("answer", f"a {kind} answer must be a number, got {a!r}")
-            if kind == "integer" and not (isinstance(a, int) or float(a).is_integer()):
-                raise _bad("answer", f"an integer answer must be whole, got {a!r}")
+            try:
+                if not isinstance(a, int | float):  # JSON numbers only (no numpy scalars in the file)
+                    raise ValueError(f"expected a number, got {type(a).__name__} {a!r}")
+                check_number(a, kind="int" if kind == "integer" else "float")
+            except ValueError as exc:
+                article = "an" if kind == "integer" else "a"
+                raise _bad(
+                    "answer", f"{article} {kind} answer must be a number, whole for integers: {exc}"
+                ) from None
         elif kind == "free" and a is None:
             raise _bad("answer", "a free-form answer needs a reference (text or annotation)")
         elif kind == "time_point":
@@ -203,7 +206,7 @@ class TaskInfo(_Strict):
     answer_type: AnswerType
     metric: str = Field(description="'accuracy', 'mra' or a metric a benchmark plug-in registers")
     title: str | None = None
-    chance: float | None = Field(default=None, description="chance level in percent, when known")
+    chance: Finite | None = Field(default=None, description="chance level in percent, when known")
 
 
 class Manifest(BaseModel):
@@ -216,10 +219,29 @@ class Manifest(BaseModel):
     description: str = ""
     egoworld_version: str
     builder: dict[str, Any] = Field(default_factory=dict, description="builder / importer parameters")
-    seed: int | None = None
+    seed: WholeNumber | None = None
     source: dict[str, Any] = Field(default_factory=dict, description="source files and their sha256")
     tasks: dict[str, TaskInfo]
-    counts: dict[str, int] = Field(default_factory=dict)
-    answer_distribution: dict[str, dict[str, int]] = Field(default_factory=dict)
+    counts: dict[str, Count] = Field(default_factory=dict)
+    answer_distribution: dict[str, dict[str, Count]] = Field(default_factory=dict)
     samples_file: str = "samples.jsonl"
     samples_sha256: str = ""
+    media_roots: tuple[str, ...] = Field(
+        default=(),
+        description="where media outside the folder may live: links inside it (e.g. 'videos') or absolute "
+        "folders; see egoworld.media.confine",
+    )
+
+    @field_validator("media_roots")
+    @classmethod
+    def _roots_ok(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        from egoworld.media.confine import check_root
+
+        return tuple(check_root(r) for r in v)
+
+    @field_validator("samples_file")
+    @classmethod
+    def _samples_file_ok(cls, v: str) -> str:
+        from egoworld.media.confine import check_name
+
+        return check_name(v, where="manifest.json", field="samples_file")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from egoworld.common.hashing import canonical_json
+from egoworld.common.numbers import strict_loads
 
 
 class InputFileError(ValueError):
@@ -67,7 +68,7 @@ def write_json(path: str | Path, obj: Any, *, indent: int | None = 2, sort_keys:
     Pass ``sort_keys=False`` where key order carries meaning (a manifest's task order).
     """
     with atomic_open(path) as fh:
-        fh.write(json.dumps(obj, indent=indent, sort_keys=sort_keys, ensure_ascii=False))
+        fh.write(json.dumps(obj, indent=indent, sort_keys=sort_keys, ensure_ascii=False, allow_nan=False))
         fh.write("\n")
 
 
@@ -181,7 +182,7 @@ def read_json(path: str | Path) -> Any:
     path = check_input_file(path)
     text = _decode(path.read_bytes(), path)
     try:
-        return json.loads(text)
+        return strict_loads(text)
     except json.JSONDecodeError as exc:
         raise InputFileError(
             f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
@@ -209,7 +210,7 @@ def iter_jsonl(path: str | Path, *, objects: bool = True) -> Iterator[tuple[int,
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = strict_loads(line)
             except json.JSONDecodeError as exc:
                 raise InputFileError(
                     f"{path}, line {lineno}: not valid JSON ({exc.msg}); fix or remove that line"
@@ -231,7 +232,12 @@ def write_json_or_in_place(path: str | Path, obj: Any) -> None:
     try:
         write_json(path, obj)
     except OSError:
-        data = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        data = (
+            json.dumps(
+                obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+            ).encode()
+            + b"\n"
+        )
         try:
             with open(path, "r+b") as fh:
                 fh.write(data)
@@ -270,7 +276,7 @@ def json_body(obj: Any, *, indent: int | None = 2, sort_keys: bool = True) -> Ca
     """A writer for `write_file_set`: ``obj`` as `write_json` formats it."""
 
     def write(fh: IO[Any]) -> None:
-        fh.write(json.dumps(obj, indent=indent, sort_keys=sort_keys, ensure_ascii=False))
+        fh.write(json.dumps(obj, indent=indent, sort_keys=sort_keys, ensure_ascii=False, allow_nan=False))
         fh.write("\n")
 
     return write

@@ -25,6 +25,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from egoworld.common.numbers import Finite, PositiveCount, PositiveFloat
+
 F64 = NDArray[np.float64]
 BoolArr = NDArray[np.bool_]
 
@@ -32,8 +34,8 @@ BoolArr = NDArray[np.bool_]
 class _Camera(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    width: int = Field(gt=0, description="image width in pixels")
-    height: int = Field(gt=0, description="image height in pixels")
+    width: PositiveCount = Field(description="image width in pixels")
+    height: PositiveCount = Field(description="image height in pixels")
 
     def project(self, points: ArrayLike) -> tuple[F64, BoolArr]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -64,10 +66,10 @@ class PinholeCamera(_Camera):
     """Ideal pinhole camera (no distortion): ``u = fx·x/z + cx``, ``v = fy·y/z + cy``."""
 
     kind: Literal["pinhole"] = "pinhole"
-    fx: float = Field(gt=0)
-    fy: float = Field(gt=0)
-    cx: float
-    cy: float
+    fx: PositiveFloat
+    fy: PositiveFloat
+    cx: Finite
+    cy: Finite
     near: float = Field(default=1e-6, gt=0, description="points with z below this are not projected")
 
     @classmethod
@@ -129,15 +131,15 @@ class FisheyeCamera(_Camera):
     """
 
     kind: Literal["fisheye"] = "fisheye"
-    fx: float = Field(gt=0)
-    fy: float = Field(gt=0)
-    cx: float
-    cy: float
-    radial: tuple[float, ...] = Field(default=(), max_length=6)
-    tangential: tuple[float, float] = (0.0, 0.0)
-    thin_prism: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
-    valid_radius: float | None = Field(default=None, gt=0, description="radius of the image circle, px")
-    valid_center: tuple[float, float] | None = Field(default=None, description="default: image centre")
+    fx: PositiveFloat
+    fy: PositiveFloat
+    cx: Finite
+    cy: Finite
+    radial: tuple[Finite, ...] = Field(default=(), max_length=6)
+    tangential: tuple[Finite, Finite] = (0.0, 0.0)
+    thin_prism: tuple[Finite, Finite, Finite, Finite] = (0.0, 0.0, 0.0, 0.0)
+    valid_radius: PositiveFloat | None = Field(default=None, description="radius of the image circle, px")
+    valid_center: tuple[Finite, Finite] | None = Field(default=None, description="default: image centre")
     max_angle_deg: float = Field(default=90.0, gt=0, le=180, description="largest θ that projects")
 
     @classmethod

@@ -21,6 +21,10 @@ INDEX_VERSION = "1"
 _REMUX = "remux it into MP4 or MKV (`ffmpeg -i IN -c copy OUT.mp4`), or re-encode it"
 
 
+class TimeOutsideVideo(ValueError):
+    """A clip or frame time that lies after the end of the video (or before its start)."""
+
+
 @dataclass(frozen=True)
 class VideoIndex:
     """Presentation timestamps of every frame, keyframe positions and their seek timestamps."""
@@ -62,6 +66,26 @@ class VideoIndex:
         if j >= len(times):
             return len(times) - 1
         return j if times[j] - t <= t - times[j - 1] + 1e-9 else j - 1  # ties (within 1 ns) → later
+
+    @property
+    def end_s(self) -> float:
+        """Where the video ends: the last frame's time plus one frame interval (it stays on screen until
+        then), i.e. the nominal duration, ``count / fps`` for a constant rate; one-frame videos end at 0 s."""
+        return self.duration_s + (self.duration_s / (self.count - 1) if self.count > 1 else 0.0)
+
+    def frame_at(self, t: float, what: str = "time") -> int:
+        """The frame nearest ``t``, refusing a time outside the video: the one clamping policy.
+
+        A time is inside the video when ``0 ≤ t ≤ end_s`` (+1 µs for rounding): up to one frame interval
+        after the last frame's timestamp, the tolerance that keeps a clip ending at the stated duration
+        valid. Anything later is `TimeOutsideVideo`, never silently the last frame.
+        """
+        if not 0 <= t <= self.end_s + 1e-6:
+            raise TimeOutsideVideo(
+                f"{what} {t:g} s is outside the video (0 to {self.end_s:.3f} s: {self.count} frames, last at "
+                f"{self.duration_s:.3f} s, tolerance one frame interval)"
+            )
+        return self.nearest(t)
 
     def position(self, pts: int) -> int | None:
         """Presentation position of a frame with timestamp ``pts``, or None when no frame has it."""

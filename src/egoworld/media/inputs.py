@@ -24,6 +24,7 @@ from egoworld.benchmarks.schema import FrameInput, Sample
 from egoworld.media.cache import FrameCache
 from egoworld.media.engine import Encoded, MediaEngine, Video, _Memo
 from egoworld.media.errors import MediaError
+from egoworld.media.index import TimeOutsideVideo
 from egoworld.media.policies import Clip, Policy, parse_policy
 from egoworld.media.prep import Prep, parse_overlays
 from egoworld.models.base import ImagePart, Part, VideoPart
@@ -73,7 +74,14 @@ class MediaParts:
         parts: list[Part] = []
         if media.video is not None:
             video = self.engine.video(bench.resolve(media.video.path))
-            clip = Clip.of(video.index, media.video.start_s, media.video.end_s)
+            try:
+                clip = Clip.of(video.index, media.video.start_s, media.video.end_s)
+            except TimeOutsideVideo as exc:
+                raise MediaError(
+                    video.path,
+                    f"sample {sample.id}: {exc}",
+                    fix="fix media.video.start_s / end_s in samples.jsonl, or the video file",
+                ) from None
             if self.settings.setting == "frames":
                 parts.extend(self._frames(sample, video, clip))
             else:
@@ -162,7 +170,14 @@ class MediaParts:
                 )
             return f.index
         assert f.time_s is not None
-        return video.index.nearest(f.time_s)
+        try:
+            return video.index.frame_at(f.time_s, "listed frame time_s")
+        except TimeOutsideVideo as exc:
+            raise MediaError(
+                video.path,
+                f"sample {sample.id}: {exc}",
+                fix="fix the frame's time_s in samples.jsonl or the video file",
+            ) from None
 
     def _frame_part(
         self, video: Video, i: int, prep: Prep, enc: Encoded, label: str | None, source: dict[str, Any]

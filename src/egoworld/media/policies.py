@@ -54,8 +54,10 @@ class Clip:
 
     @classmethod
     def of(cls, index: VideoIndex, start_s: float | None, end_s: float | None) -> Clip:
-        first = index.nearest(start_s) if start_s is not None else 0
-        last = index.nearest(end_s) if end_s is not None else index.count - 1
+        """The clip from ``start_s`` to ``end_s``; `TimeOutsideVideo` when either lies past the video's end
+        (`VideoIndex.frame_at`: tolerance one frame interval), never a silent clamp to the last frame."""
+        first = index.frame_at(start_s, "clip start") if start_s is not None else 0
+        last = index.frame_at(end_s, "clip end") if end_s is not None else index.count - 1
         return cls(first, max(first, last))
 
 

@@ -43,6 +43,16 @@ def table_html(table: Table, links: dict[int, str] | None = None) -> str:
     return "".join(out)
 
 
+def note_html(text: str) -> str:
+    """A muted paragraph of plain text (escaped: judge labels, model names and file names are data)."""
+    return f"<p class=muted>{escape(text)}</p>"
+
+
+def image_html(src: str, alt: str) -> str:
+    """An image tag with both attributes escaped."""
+    return f'<img src="{escape(src, quote=True)}" alt="{escape(alt, quote=True)}">'
+
+
 def _numeric(cell: str) -> bool:
     return bool(cell) and (cell[0].isdigit() or cell[0] == "—")
 

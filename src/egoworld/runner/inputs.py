@@ -89,7 +89,8 @@ def check_media(bench: Benchmark, samples: Sequence[Sample], settings: InputSett
             f"setting {settings.setting!r} needs media, but {len(without)} sample(s) have none "
             f"(first: {without[:3]}); run them with --setting text"
         )
-    missing = sorted({p for s in samples for p in media_paths(bench, s) if not bench.resolve(p).is_file()})
+    paths = {p for s in samples for p in media_paths(bench, s)}
+    missing = sorted(p for p in paths if not bench.resolve(p).is_file())
     if missing:
         shown = "\n  ".join(missing)
         raise InputFileError(

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from egoworld.common.files import InputFileError, open_text
 from egoworld.common.hashing import sha256_file
+from egoworld.common.numbers import parse_number
+from egoworld.media.confine import check_name
 from egoworld.world.episode import Action, Episode
 from egoworld.world.folder import save_episode
 
@@ -41,7 +43,7 @@ def parse_timestamp(text: str) -> float:
         raise ValueError(f"not a timestamp: {text!r}")
     seconds = 0.0
     for part in parts:
-        seconds = seconds * 60 + float(part)
+        seconds = seconds * 60 + float(parse_number(part, ge=0))
     return seconds
 
 
@@ -59,8 +61,8 @@ def load_video_info(path: str | Path) -> dict[str, dict]:
     for lineno, row in enumerate(_read_csv(path), start=2):
         try:
             out[row["video_id"]] = {
-                "duration_s": float(row["duration"]),
-                "fps": float(row["fps"]),
+                "duration_s": float(parse_number(row["duration"], gt=0)),
+                "fps": float(parse_number(row["fps"], gt=0)),
                 "resolution": row.get("resolution", ""),
             }
         except (KeyError, ValueError, TypeError) as exc:
@@ -73,8 +75,8 @@ def _action(row: dict[str, str], where: str) -> Action:
         start, end = parse_timestamp(row["start_timestamp"]), parse_timestamp(row["stop_timestamp"])
         meta = {
             "participant": row.get("participant_id"),
-            "start_frame": int(row["start_frame"]),
-            "stop_frame": int(row["stop_frame"]),
+            "start_frame": parse_number(row["start_frame"], kind="int", ge=0),
+            "stop_frame": parse_number(row["stop_frame"], kind="int", ge=0),
             "narration_timestamp_s": parse_timestamp(row["narration_timestamp"])
             if row.get("narration_timestamp")
             else None,
@@ -137,6 +139,7 @@ def iter_epic_kitchens_episodes(
     wanted = sorted(actions) if videos is None else videos
     files = {actions_csv.name: sha256_file(actions_csv), info_csv.name: sha256_file(info_csv)}
     for video in wanted:
+        check_name(video, where=str(actions_csv), field="video_id")
         if video not in actions:
             raise InputFileError(f"{actions_csv}: no actions for video {video!r}")
         if video not in info:

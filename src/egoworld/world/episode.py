@@ -25,11 +25,13 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from egoworld.common.numbers import Finite, PositiveFloat, Seconds
 from egoworld.geometry.boxes import Box3D
 from egoworld.geometry.cameras import CameraModel
+from egoworld.media.confine import check_name, check_root
 from egoworld.world.poses import PoseTrack
 
-Vec3 = tuple[float, float, float]
+Vec3 = tuple[Finite, Finite, Finite]
 TIME_TOLERANCE_S = 1e-6
 
 
@@ -46,8 +48,8 @@ def _finite(v: Vec3 | None) -> Vec3 | None:
 class Interval(_Strict):
     """A time interval in seconds, ``start_s ≤ end_s``."""
 
-    start_s: float = Field(ge=0)
-    end_s: float = Field(ge=0)
+    start_s: Seconds
+    end_s: Seconds
 
     @model_validator(mode="after")
     def _ordered(self) -> Interval:
@@ -144,7 +146,7 @@ class SceneGraph(_Strict):
     """The state of a scene at one time (None = unspecified); ``image`` is a media path of that moment."""
 
     label: str | None = Field(default=None, description="e.g. 'initial' or 'final'")
-    time_s: float | None = Field(default=None, ge=0)
+    time_s: Seconds | None = None
     image: str | None = None
     objects: tuple[SceneObject, ...] = ()
 
@@ -155,12 +157,40 @@ class EpisodeMedia(_Strict):
     video: str | None = None
     depth: str | None = Field(default=None, description="depth frames (file or folder)")
     depth_kind: Literal["range", "z"] = Field(default="range", description="see egoworld.geometry.visibility")
-    depth_scale_m: float = Field(default=1.0, gt=0, description="stored value × scale = metres")
+    depth_scale_m: PositiveFloat = Field(default=1.0, description="stored value × scale = metres")
     instances: str | None = Field(default=None, description="per-pixel instance ids (file or folder)")
     images: dict[str, str] = Field(default_factory=dict, description="named still images, e.g. 'initial'")
     extra: dict[str, str] = Field(
         default_factory=dict, description="other named media, e.g. perspective views"
     )
+    roots: tuple[str, ...] = Field(
+        default=(),
+        description="absolute folders outside the episode folder its media may name (an importer's "
+        "--videos-dir); anything else must lie inside the episode folder (egoworld.media.confine)",
+    )
+
+    @field_validator("roots")
+    @classmethod
+    def _roots_absolute(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for r in v:
+            check_root(r)
+            if not r.startswith("/"):
+                raise ValueError(f"media root {r!r} must be an absolute folder")
+        return v
+
+    def paths(self) -> list[tuple[str, str]]:
+        """Every media path with its field name (``video``, ``images.initial``, ``extra.front`` …)."""
+        out = [(k, getattr(self, k)) for k in ("video", "depth", "instances") if getattr(self, k)]
+        out += [(f"images.{k}", v) for k, v in self.images.items()]
+        return out + [(f"extra.{k}", v) for k, v in self.extra.items()]
+
+
+def plain_name(episode_id: str) -> str:
+    """An episode id names its folder and files: one plain path component (`egoworld.media.confine`)."""
+    try:
+        return check_name(episode_id, where="episode", field="id")
+    except ValueError as exc:
+        raise ValueError(str(exc).removeprefix("episode: field 'id': ")) from None
 
 
 class Episode(BaseModel):
@@ -169,8 +199,8 @@ class Episode(BaseModel):
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, validate_assignment=True)
 
     id: str = Field(min_length=1)
-    duration_s: float = Field(gt=0)
-    fps: float = Field(gt=0)
+    duration_s: PositiveFloat
+    fps: PositiveFloat
     camera: CameraModel | None = None
     poses: PoseTrack | None = None
     fixtures: tuple[Fixture, ...] = ()
@@ -180,6 +210,11 @@ class Episode(BaseModel):
     media: EpisodeMedia = EpisodeMedia()
     source: dict[str, Any] = Field(default_factory=dict, description="loader, source files and their sha256")
     meta: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_a_name(cls, v: str) -> str:
+        return plain_name(v)
 
     @model_validator(mode="after")
     def _consistent(self) -> Episode:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from egoworld.common.files import (
     InputFileError,
@@ -31,7 +31,9 @@ from egoworld.common.files import (
     write_json,
     write_jsonl,
 )
+from egoworld.common.numbers import Finite, PositiveFloat, Seconds
 from egoworld.geometry.cameras import CameraModel
+from egoworld.media.confine import MediaRoots
 from egoworld.world.episode import (
     Action,
     Episode,
@@ -40,6 +42,7 @@ from egoworld.world.episode import (
     Fixture,
     SceneGraph,
     episode_problems,
+    plain_name,
 )
 from egoworld.world.poses import PoseTrack
 
@@ -61,13 +64,18 @@ class EpisodeHeader(BaseModel):
 
     format: str = FORMAT
     id: str = Field(min_length=1)
-    duration_s: float = Field(gt=0)
-    fps: float = Field(gt=0)
+    duration_s: PositiveFloat
+    fps: PositiveFloat
     camera: CameraModel | None = None
     media: EpisodeMedia = EpisodeMedia()
     source: dict[str, Any] = Field(default_factory=dict)
     meta: dict[str, Any] = Field(default_factory=dict)
     counts: dict[str, int] = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_a_name(cls, v: str) -> str:
+        return plain_name(v)
 
 
 class PoseRow(BaseModel):
@@ -75,8 +83,8 @@ class PoseRow(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    t: float = Field(ge=0)
-    world_from_camera: tuple[tuple[float, float, float, float], ...] = Field(min_length=4, max_length=4)
+    t: Seconds
+    world_from_camera: tuple[tuple[Finite, Finite, Finite, Finite], ...] = Field(min_length=4, max_length=4)
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:
@@ -144,6 +152,7 @@ def load_episode(root: str | Path) -> Episode:
     lines: dict[str, list[int]] = {}
     for name, (filename, model) in COLLECTIONS.items():
         parts[name], lines[name] = _rows(root / filename, model, header.counts.get(name))
+    _check_media(root, header.media, parts["scene_graphs"], lines["scene_graphs"])
     pose_rows, _ = _rows(root / POSES, PoseRow, header.counts.get("poses"))
     poses = None
     if pose_rows:
@@ -169,6 +178,17 @@ def load_episode(root: str | Path) -> Episode:
         filename = COLLECTIONS[name][0]
         raise InputFileError(f"{root / filename}, line {lines[name][int(index)]}: field '{field}': {reason}")
     return Episode(**fields)
+
+
+def _check_media(root: Path, media: EpisodeMedia, graphs: list[SceneGraph], lines: list[int]) -> None:
+    """Every media path of the episode resolves inside its folder or a root ``media.roots`` declares."""
+    roots = MediaRoots(root, media.roots)
+    for field, path in media.paths():
+        roots.resolve(path, where=str(root / HEADER), field=f"media.{field}", what="episode")
+    for graph, lineno in zip(graphs, lines, strict=True):
+        if graph.image:
+            where = f"{root / COLLECTIONS['scene_graphs'][0]}, line {lineno}"
+            roots.resolve(graph.image, where=where, field="image", what="episode")
 
 
 def find_episodes(root: str | Path) -> list[Path]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ from egoworld.benchmarks.registry import ReportSection
 from egoworld.benchmarks.schema import Sample
 from egoworld.common.files import iter_jsonl, read_json_object
 from egoworld.metrics.stats import cluster_bootstrap_ci
-from egoworld.report.html import table_html
+from egoworld.report.html import image_html, note_html, table_html
 from egoworld.report.tables import Table, fmt, to_markdown
 
 CUMULATIVE_LEVELS = (
@@ -327,7 +326,7 @@ def paired_table(runs: Sequence[RunData]) -> Table:
 
 def _section(title: str, table: Table, note: str = "") -> ReportSection:
     md = to_markdown(table) + (f"\n{note}\n" if note else "")
-    html = table_html(table) + (f"<p class=muted>{escape(note)}</p>" if note else "")
+    html = table_html(table) + (note_html(note) if note else "")
     return ReportSection(title=title, markdown=md, html=html)
 
 
@@ -403,7 +402,7 @@ def report_sections(
         secs[4] = ReportSection(
             secs[4].title,
             secs[4].markdown + f"\n![cumulative accuracy]({plot})\n",
-            secs[4].html + f'<img src="{plot}" alt="cumulative accuracy">',
+            secs[4].html + image_html(str(plot), "cumulative accuracy"),
         )
     paired = paired_table(runs)
     if len(paired) > 1:

@@ -246,6 +246,7 @@ def save(
         source={"episodes": sources},
         check_media=True,
         description=description,
+        media_roots=sorted({s.media.video.path for s in samples if s.media.video is not None}),
     )
 
 

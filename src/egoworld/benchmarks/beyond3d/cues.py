@@ -53,4 +53,5 @@ def cue_variant(bench_dir: str | Path, out: str | Path, kind: str) -> Benchmark:
     return save_benchmark(
         out, name=m.name, tasks=m.tasks, samples=samples, builder=m.builder | {"cues": kind, "base_hash": bench.hash},
         seed=m.seed, source=m.source, description=f"{m.description} — temporal cues ({kind})", version=m.version,
+        media_roots=(*m.media_roots, "videos") if (out / "videos").is_symlink() else m.media_roots,
     )  # fmt: skip

@@ -47,6 +47,7 @@ def save_instances(
     source: dict[str, Any] | None = None,
     description: str = "",
     name: str = BENCHMARK_NAME,
+    media_roots: Sequence[str] = (),
 ) -> Benchmark:
     """Validate ids, select the tiny subset and write the benchmark folder (deterministic bytes)."""
     seen: dict[str, int] = {}
@@ -79,6 +80,7 @@ def save_instances(
         source=source or {},
         check_media=True,
         description=description,
+        media_roots=media_roots,
     )
 
 

@@ -46,6 +46,7 @@ def import_explore_anno(
         tiny_size=tiny_size,
         source={"file": file.name, "sha256": sha256_file(file)},
         description="EXPLORE-Bench instances imported from an official annotation file",
+        media_roots=(IMAGES_DIR,),
     )
 
 

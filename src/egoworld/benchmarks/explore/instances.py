@@ -17,6 +17,7 @@ from egoworld.benchmarks.explore import TASK_ABNORMAL, TASK_SCENE, TASK_UNANNOTA
 from egoworld.benchmarks.explore.partitions import partition_of
 from egoworld.benchmarks.schema import ImageInput, Media, Sample
 from egoworld.common.files import InputFileError
+from egoworld.media.confine import check_name
 
 IMAGES_DIR = "images"
 _MIDDLE_KEY = re.compile(r"^middle_frame_(\d+)_info$")
@@ -158,9 +159,7 @@ def instance_from_official(item: Any, where: str, *, with_image: bool = True) ->
     """Parse one official annotation item; ``where`` names the file and item for errors."""
     if not isinstance(item, dict):
         raise InputFileError(f"{where}: expected an object with start_frame and atomic_actions")
-    sf = item.get("start_frame")
-    if not isinstance(sf, str) or not sf.strip():
-        raise InputFileError(f"{where}: 'start_frame' must be the initial image's file name")
+    sf = check_name(item.get("start_frame"), where=where, field="start_frame")
     where = f"{where} (start_frame {sf})"
     acts = item.get("atomic_actions")
     if isinstance(acts, list) and all(isinstance(a, str) for a in acts):

@@ -42,7 +42,7 @@ def _sections(
 ) -> list:
     """Table 2 (by sequence length), Table 3 (abnormal cases) and the cost table in `egoworld report`."""
     from egoworld.benchmarks.explore import report as rep
-    from egoworld.report.html import table_html
+    from egoworld.report.html import note_html, table_html
     from egoworld.report.tables import to_markdown
 
     scored = [s for s in summaries if "explore" in s]
@@ -62,7 +62,7 @@ def _sections(
                 ReportSection(
                     title,
                     to_markdown(table) + "\n" + note + "\n",
-                    table_html(table) + f"<p class=muted>{note}</p>",
+                    table_html(table) + note_html(note),
                 )
             )
     return out_sections

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 
 from egoworld.benchmarks.folder import load_benchmark
@@ -26,7 +25,7 @@ from egoworld.benchmarks.vsi_wild import TASK_ORDER
 from egoworld.benchmarks.vsi_wild.timing import GROUP_NAMES
 from egoworld.common.files import iter_jsonl, read_json_object
 from egoworld.metrics.stats import mean_sem
-from egoworld.report.html import table_html
+from egoworld.report.html import image_html, note_html, table_html
 from egoworld.report.tables import Table, fmt, to_markdown
 
 
@@ -153,10 +152,10 @@ def _plot(runs: Sequence[RunScores], out: Path) -> str | None:
 
 def _section(title: str, table: Table, note: str = "", image: str | None = None) -> ReportSection:
     md = to_markdown(table) + (f"\n{note}\n" if note else "")
-    html = table_html(table) + (f"<p class=muted>{escape(note)}</p>" if note else "")
+    html = table_html(table) + (note_html(note) if note else "")
     if image:
         md += f"\n![{title}]({image})\n"
-        html += f'<img src="{escape(image)}" alt="{escape(title)}">'
+        html += image_html(image, title)
     return ReportSection(title, md, html)
 
 

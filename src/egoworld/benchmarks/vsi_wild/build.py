@@ -251,6 +251,7 @@ def build_vsi_wild(
         if cfg.streaming
         else "VSI-Super-Wild, built from panoramic walks",
         check_media=True,
+        media_roots=sorted({os.path.dirname(p) for p in paths.values() if os.path.isabs(p)}),
     )
     report_seconds["save"] = time.perf_counter() - t
     return BuildReport(bench, report_seconds, candidates, images)

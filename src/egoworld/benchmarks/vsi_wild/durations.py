@@ -13,6 +13,8 @@ from egoworld.benchmarks.folder import Benchmark, load_benchmark, save_benchmark
 from egoworld.benchmarks.schema import Sample
 from egoworld.benchmarks.vsi_wild.timing import duration_group
 from egoworld.common.files import InputFileError, open_text
+from egoworld.common.numbers import parse_number
+from egoworld.media.confine import check_name
 
 
 def probe_duration(path: str | Path) -> float:
@@ -42,8 +44,8 @@ def probe_duration(path: str | Path) -> float:
 def video_name(sample: Sample) -> str:
     """The video file name a sample refers to (the official ``video_name``, else its video's file name)."""
     name = sample.metadata.get("video_name")
-    if name:
-        return str(name)
+    if name:  # a file name inside --videos, never a path out of it
+        return check_name(name, where=f"sample {sample.id}", field="metadata.video_name")
     if sample.media.video is None:
         raise InputFileError(f"sample {sample.id} has no video, so it has no duration")
     return Path(sample.media.video.path).name
@@ -77,10 +79,10 @@ def read_durations_csv(path: str | Path) -> dict[str, float]:
         out: dict[str, float] = {}
         for line, row in enumerate(reader, start=2):
             try:
-                out[row[name_col].strip()] = round(float(row[dur_col]) * scale, 6)
+                out[row[name_col].strip()] = round(float(parse_number(row[dur_col], gt=0)) * scale, 6)
             except (TypeError, ValueError) as exc:
                 raise InputFileError(
-                    f"{path}, line {line}: {dur_col} {row.get(dur_col)!r} is not a number"
+                    f"{path}, line {line}: field '{dur_col}': {row.get(dur_col)!r} is not a duration ({exc})"
                 ) from exc
     return out
 
@@ -113,4 +115,5 @@ def add_durations(bench_dir: str | Path, durations: dict[str, float], origin: st
         source=m.source,
         description=m.description,
         version=m.version,
+        media_roots=m.media_roots,
     )

@@ -13,6 +13,8 @@ from egoworld.benchmarks.schema import FrameInput, Media, Sample, TaskInfo, Vide
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, VIEWS
 from egoworld.common.files import InputFileError, explain_validation, iter_jsonl
 from egoworld.common.hashing import sha256_file
+from egoworld.common.numbers import check_number
+from egoworld.media.confine import check_name
 
 _OPTION = re.compile(r"^\s*([A-Z])\)\s*(.+?)\s*$")
 _VIEW_SUFFIX = re.compile(r"_(" + "|".join(VIEWS) + r")$")
@@ -67,7 +69,7 @@ def _row_to_sample(row: dict, where: str) -> Sample:
     task = row["task_type"]
     if task not in TASKS:
         raise InputFileError(f"{where}: unknown task_type {task!r} (expected one of {', '.join(TASK_ORDER)})")
-    video = row["video_name"]
+    video = check_name(row["video_name"], where=where, field="video_name")
     frames: list[FrameInput] = []
     indices = row["frame_indices"] or []
     if not isinstance(indices, list) or not all(
@@ -87,9 +89,11 @@ def _row_to_sample(row: dict, where: str) -> Sample:
         metadata["order_by"] = "first" if "first_appearance" in row["doc_id"] else "last"
     if task == "VOC":
         try:
-            answer: int | list[int] = int(row["answer"])
+            answer: int | list[int] = check_number(row["answer"], kind="int", ge=0, allow_str=True)
         except ValueError as exc:
-            raise InputFileError(f"{where}: VOC answer {row['answer']!r} is not an integer") from exc
+            raise InputFileError(
+                f"{where}: field 'answer': a VOC count must be a whole number ≥ 0 ({exc}); fix the count"
+            ) from exc
         choices = None
     else:
         choices = _parse_options(row["options"] or [], where)
@@ -148,6 +152,7 @@ def import_vsi_wild_qa(
         source={"file": qa_file.name, "sha256": sha256_file(qa_file), "origin": "THUSI-Lab/VSI-Super-Wild"},
         check_media=True,
         description="VSI-Super-Wild, official released questions",
+        media_roots=(VIDEOS_DIR,),
     )
 
 

@@ -16,11 +16,13 @@ reference ``<video_dir>/<PXX>/<video>.mp4`` (or ``<video_dir>/<video>.mp4``) whe
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 from egoworld.common.files import InputFileError, open_text
 from egoworld.common.hashing import sha256_file
+from egoworld.media.confine import check_name
 from egoworld.world.episode import Episode, EpisodeMedia, Fixture
 from egoworld.world.folder import save_episode
 from egoworld.world.hd_epic.aria import HD_EPIC_FPS, load_framewise_poses, load_rgb_camera
@@ -71,6 +73,14 @@ def _video_path(video_dir: Path | None, participant: str, video: str) -> str | N
     return None
 
 
+def _media(video_dir: Path | None, participant: str, video: str) -> EpisodeMedia:
+    """The episode's video under ``video_dir``, which is declared as a media root (`egoworld.media.confine`)."""
+    path = _video_path(video_dir, participant, video)
+    if path is None or video_dir is None:
+        return EpisodeMedia()
+    return EpisodeMedia(video=path, roots=(os.path.realpath(video_dir),))
+
+
 def iter_hd_epic_episodes(
     root: str | Path, videos: list[str] | None = None, video_dir: str | Path | None = None
 ) -> Iterator[Episode]:
@@ -79,6 +89,8 @@ def iter_hd_epic_episodes(
     durations = read_durations(root / DURATIONS)
     objects, _ = load_assoc_info(root / ASSOC, durations)
     wanted = list(objects) if videos is None else videos
+    for video in wanted:  # ids name folders and files: never let one point elsewhere
+        check_name(video, where=str(root / ASSOC), field="video id")
     unknown = [v for v in wanted if v not in objects]
     if unknown:
         raise InputFileError(
@@ -116,7 +128,7 @@ def iter_hd_epic_episodes(
             poses=poses,
             fixtures=tuple(twins[participant]),
             objects=tuple(objects[video]),
-            media=EpisodeMedia(video=_video_path(Path(video_dir) if video_dir else None, participant, video)),
+            media=_media(Path(video_dir) if video_dir else None, participant, video),
             source={"loader": "hd-epic", "files": files},
             meta=meta,
         )

@@ -23,6 +23,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from egoworld.common.files import InputFileError, open_text, read_json
+from egoworld.common.numbers import parse_number
 from egoworld.world.episode import EpisodeObject, Movement
 
 _UNNAMED = re.compile(r"Track \d+( \(skipped\))?")
@@ -59,15 +60,26 @@ def read_durations(path: str | Path) -> dict[str, float]:
         raise InputFileError(f"{path}: file not found")
     with open_text(path) as fh:
         rows = list(csv.DictReader(fh))
-    try:
-        return {r["video_id"]: float(r["duration"]) for r in rows}
-    except (KeyError, ValueError) as exc:
-        raise InputFileError(f"{path}: expected columns video_id and duration (seconds): {exc}") from exc
+    if rows and not {"video_id", "duration"} <= set(rows[0]):
+        raise InputFileError(f"{path}: expected columns video_id and duration (seconds)")
+    out: dict[str, float] = {}
+    for lineno, r in enumerate(rows, start=2):
+        try:
+            out[r["video_id"]] = float(parse_number(r["duration"] or "", gt=0))
+        except ValueError as exc:
+            raise InputFileError(
+                f"{path}, line {lineno}: field 'duration': {exc}; give the video length in seconds"
+            ) from None
+    return out
 
 
 def _movement(track: dict, where: str) -> Movement:
     seg = track.get("time_segment")
-    if not (isinstance(seg, list) and len(seg) == 2 and all(isinstance(x, int | float) for x in seg)):
+    if not (
+        isinstance(seg, list)
+        and len(seg) == 2
+        and all(isinstance(x, int | float) and not isinstance(x, bool) for x in seg)
+    ):
         raise InputFileError(f"{where}: field 'time_segment': expected [start_s, end_s], got {seg!r}")
     if seg[1] < seg[0] or seg[0] < 0:
         raise InputFileError(f"{where}: field 'time_segment': {seg} is not an interval of video time")
