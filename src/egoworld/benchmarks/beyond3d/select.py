@@ -42,13 +42,19 @@ BINS = (0, 1, 2)
 MAX_REFITS = 12
 
 
-def class_marginals(n: int, seed: int) -> list[dict]:
-    """Quotas of the four class variables (which classes get the extra units is seed-determined)."""
+def class_labels(seed: int) -> list[list]:
+    """The labels of the four class variables in seed-determined order."""
     rng = seeded_rng(seed, "class-quotas")
     labels = [list(QUADRANTS), list(BINS), list(BINS), list(BINS)]
     for lab in labels:
         rng.shuffle(lab)
-    return [split_even(n, lab) for lab in labels]
+    return labels
+
+
+def class_marginals(n: int, seed: int, order: list[list] | None = None) -> list[dict]:
+    """Quotas of the four class variables: the extra units of uneven splits go to the first classes of
+    ``order`` (default: `class_labels`)."""
+    return [split_even(n, lab) for lab in (order or class_labels(seed))]
 
 
 def types_of(c: Candidate) -> list[tuple]:
@@ -97,11 +103,13 @@ def _availability(cands: list[Candidate], used: set) -> dict[tuple, int]:
 
 
 class _State:
-    def __init__(self, n: int, seed: int, needs: Needs, types: dict):
+    def __init__(self, n: int, seed: int, needs: Needs, types: dict, order: dict | None = None):
         self.n, self.seed, self.needs = n, seed, needs
+        order = order or {}
         self.types = CapacitatedAssignment(types) if needs.spatial else None
-        self.lv = CapacitatedAssignment(rank_capacity(n, seed, "lv")) if needs.last_visible else None
-        self.lp = CapacitatedAssignment(rank_capacity(n, seed, "lp")) if needs.last_placement else None
+        lv, lp = rank_capacity(n, seed, "lv", order.get("lv")), rank_capacity(n, seed, "lp", order.get("lp"))
+        self.lv = CapacitatedAssignment(lv) if needs.last_visible else None
+        self.lp = CapacitatedAssignment(lp) if needs.last_placement else None
         self.used: set = set()
         self.chosen: list[Candidate] = []
         self.per_stratum: dict = defaultdict(int)
@@ -178,12 +186,16 @@ def _pass(state: _State, cands: list[Candidate], quota: dict, avail: dict, cappe
     return len(state.chosen) - start
 
 
-def select_anchors(cands: list[Candidate], n: int, seed: int, needs: Needs = Needs()) -> Selection:
-    """``n`` out-of-sight anchors (fewer when the pool cannot satisfy the quotas)."""
-    marginals = class_marginals(n, seed)
+def select_anchors(
+    cands: list[Candidate], n: int, seed: int, needs: Needs = Needs(), order: dict | None = None
+) -> Selection:
+    """``n`` out-of-sight anchors (fewer when the pool cannot satisfy the quotas). ``order`` (keys
+    ``types``: the four class lists, ``lv`` / ``lp``: ranks) says which classes get the extra units when
+    ``n`` does not divide evenly (default: seed-determined)."""
+    marginals = class_marginals(n, seed, (order or {}).get("types"))
     avail = _availability(cands, set()) if needs.spatial else {}
     quota = fit_types(avail, marginals) if needs.spatial else {}
-    state = _State(n, seed, needs, quota)
+    state = _State(n, seed, needs, quota, order)
     _pass(state, cands, quota, avail, capped=True)
     for _ in range(MAX_REFITS if needs.spatial else 0):
         if len(state.chosen) >= n:

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 from egoworld.common.files import InputFileError, read_json
 from egoworld.world.episode import EpisodeObject, Movement
@@ -42,6 +43,7 @@ class TrackReport:
     dropped: list[tuple[str, str]] = field(default_factory=list)
     unnamed_objects: int = 0  # named "Track N"
     skipped_objects: int = 0  # named "Track N (skipped)"
+    masks: Any = None  # a MaskReport when mask_info.json was joined (egoworld.world.hd_epic.masks)
 
 
 def category_of(name: str) -> str:

@@ -1,0 +1,107 @@
+"""Exact balance, or a clear shortfall: the largest exactly balanced anchor set a pool gives.
+
+`select_anchors` fills exact quotas for ``n`` anchors (object–camera quadrant and distance bin,
+object–object clock range and distance bin, chronological rank of both timestamp questions: every class
+``n // k`` or ``n // k + 1`` times). When the pool cannot fill them, what the greedy reached is skewed, so
+it is never delivered: `select_balanced` searches a smaller ``m`` whose quotas the pool fills completely
+(with the extra units of uneven quotas given to the classes the pool offers most: ``n`` again, then the
+size reached, then smaller), probes the sizes just above the one found, and reports the shortfall with
+`shortfall_note`: how many anchors are missing and how many more minutes of video that takes at the
+anchor yield of the worlds. The size found is the largest the greedy fills, not a proven optimum.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from egoworld.benchmarks.beyond3d.anchors import Candidate, Needs, Selection, rank_order
+from egoworld.benchmarks.beyond3d.select import class_labels, select_anchors, types_of
+
+UPWARD_PROBES = 4
+
+
+@dataclass
+class Shortfall:
+    """A build that could not fill its quotas."""
+
+    wanted: int
+    greedy: int
+    """anchors the greedy reached under the quotas for ``wanted`` (an unbalanced set, not delivered)"""
+    delivered: int
+    tried: dict[int, int] = field(default_factory=dict)
+    """size asked → anchors reached"""
+
+    @property
+    def missing(self) -> int:
+        return self.wanted - self.delivered
+
+
+def availability_order(cands: list[Candidate], seed: int, needs: Needs) -> dict:
+    """Class orders for `select_anchors` that give the extra units of uneven quotas to the classes the
+    pool offers most (ties keep the seed-determined order)."""
+
+    def ranked(labels: list, counts: Counter) -> list:
+        return sorted(labels, key=lambda lab: -counts[lab])
+
+    order: dict = {}
+    if needs.spatial:
+        counts = [Counter() for _ in range(4)]
+        for c in cands:
+            for d, labels in enumerate(zip(*types_of(c), strict=True)):
+                counts[d].update(set(labels))
+        order["types"] = [ranked(labels, counts[d]) for d, labels in enumerate(class_labels(seed))]
+    for name, attr in (("lv", "lv_ranks"), ("lp", "lp_ranks")):
+        order[name] = ranked(rank_order(seed, name), Counter(r for c in cands for r in getattr(c, attr)))
+    return order
+
+
+def select_balanced(
+    cands: list[Candidate], n: int, seed: int, needs: Needs = Needs()
+) -> tuple[Selection, Shortfall | None]:
+    """``n`` exactly balanced anchors, or the largest exactly balanced set found and its `Shortfall`."""
+    first = select_anchors(cands, n, seed, needs)
+    if not first.short:
+        return first, None
+    order = availability_order(cands, seed, needs)
+    tried: dict[int, int] = {}
+    best: Selection | None = None
+    m = n
+    while m > 0:
+        sel = select_anchors(cands, m, seed, needs, order)
+        tried[m] = len(sel.anchors)
+        if not sel.short:
+            best = sel
+            break
+        m = min(m - 1, len(sel.anchors))
+    if best is not None and len(best.anchors) == n:
+        return best, None  # full once the extra units go to the classes the pool offers most
+    if best is not None:
+        ceiling = min([size for size, got in tried.items() if got < size], default=n)
+        for size in range(len(best.anchors) + 1, min(ceiling, len(best.anchors) + 1 + UPWARD_PROBES)):
+            sel = select_anchors(cands, size, seed, needs, order)
+            tried[size] = len(sel.anchors)
+            if not sel.short:
+                best = sel
+    if best is None:
+        best = Selection(anchors=[], oo_cell={}, lv_rank={}, lp_rank={}, wanted=n, pool=len(cands))
+    best.wanted = n
+    return best, Shortfall(wanted=n, greedy=len(first.anchors), delivered=len(best.anchors), tried=tried)
+
+
+def shortfall_note(short: Shortfall, pool: int, minutes: float) -> str:
+    """What the build delivered instead of ``wanted`` and how much more video the quotas need."""
+    head = (
+        f"shortfall: only {short.delivered} of {short.wanted} out-of-sight anchors form an exactly balanced set "
+        f"(candidate pool {pool}; the quotas for {short.wanted} reached {short.greedy}, which would skew ranks and "
+        "directions, so it was not delivered)"
+    )
+    if short.delivered == 0 or minutes <= 0:
+        return head + "; the worlds yield no balanced anchor — add worlds where moved objects leave the view"
+    rate = short.delivered / minutes
+    more = math.ceil(short.missing / rate)
+    return (
+        f"{head}; at {rate:.2f} anchors per minute of video ({minutes:.1f} min with geometry), about {more} more "
+        f"minute{'' if more == 1 else 's'} of kitchen video are needed (×{short.wanted / short.delivered:.1f} the worlds), or lower --anchors"
+    )
