@@ -4,9 +4,10 @@
 object–object clock range and distance bin, chronological rank of both timestamp questions: every class
 ``n // k`` or ``n // k + 1`` times). When the pool cannot fill them, what the greedy reached is skewed, so
 it is never delivered: `select_balanced` searches a smaller ``m`` whose quotas the pool fills completely
-(with the extra units of uneven quotas given to the classes the pool offers most: ``n`` again, then the
-size reached, then smaller), probes the sizes just above the one found, and reports the shortfall with
-`shortfall_note`: how many anchors are missing and how many more minutes of video that takes at the
+(with the extra units of uneven quotas given to the classes the pool offers most): from an upper bound
+set by the scarcest class down to what each try reached until one fills, then up through the sizes
+skipped on the way down, so the size just above the one delivered was tried and not filled.
+`shortfall_note` says how many anchors are missing and how many more minutes of video that takes at the
 anchor yield of the worlds. The size found is the largest the greedy fills, not a proven optimum.
 """
 
@@ -18,8 +19,6 @@ from dataclasses import dataclass, field
 
 from egoworld.benchmarks.beyond3d.anchors import Candidate, Needs, Selection, rank_order
 from egoworld.benchmarks.beyond3d.select import class_labels, select_anchors, types_of
-
-UPWARD_PROBES = 4
 
 
 @dataclass
@@ -57,6 +56,31 @@ def availability_order(cands: list[Candidate], seed: int, needs: Needs) -> dict:
     return order
 
 
+def balanced_bound(cands: list[Candidate], needs: Needs) -> int:
+    """An upper bound on any exactly balanced set: a variable with ``k`` classes, the scarcest offered by
+    ``a`` distinct candidates (uniqueness keys), admits at most ``k·a + k − 1`` anchors."""
+    variables: list[tuple[int, dict]] = []
+    if needs.spatial:
+        for d, k in enumerate((4, 3, 3, 3)):
+            keys: dict = {}
+            for c in cands:
+                for t in types_of(c):
+                    keys.setdefault(t[d], set()).add(c.key)
+            variables.append((k, keys))
+    for attr, wanted in (("lv_ranks", needs.last_visible), ("lp_ranks", needs.last_placement)):
+        if wanted:
+            keys = {}
+            for c in cands:
+                for r in getattr(c, attr):
+                    keys.setdefault(r, set()).add(c.key)
+            variables.append((5, keys))
+    bound = len({c.key for c in cands})
+    for k, keys in variables:
+        scarcest = min(len(v) for v in keys.values()) if len(keys) >= k else 0
+        bound = min(bound, k * scarcest + k - 1)
+    return bound
+
+
 def select_balanced(
     cands: list[Candidate], n: int, seed: int, needs: Needs = Needs()
 ) -> tuple[Selection, Shortfall | None]:
@@ -67,23 +91,20 @@ def select_balanced(
     order = availability_order(cands, seed, needs)
     tried: dict[int, int] = {}
     best: Selection | None = None
-    m = n
-    while m > 0:
+    m = min(n, balanced_bound(cands, needs))
+    while m > 0 and best is None:  # down to what each try reached, until one size fills
         sel = select_anchors(cands, m, seed, needs, order)
         tried[m] = len(sel.anchors)
-        if not sel.short:
-            best = sel
-            break
+        best = None if sel.short else sel
         m = min(m - 1, len(sel.anchors))
+    size = len(best.anchors) + 1 if best is not None else n + 1
+    while best is not None and size <= n and size not in tried:  # sizes skipped on the way down
+        sel = select_anchors(cands, size, seed, needs, order)
+        tried[size] = len(sel.anchors)
+        if not sel.short:
+            best, size = sel, size + 1
     if best is not None and len(best.anchors) == n:
         return best, None  # full once the extra units go to the classes the pool offers most
-    if best is not None:
-        ceiling = min([size for size, got in tried.items() if got < size], default=n)
-        for size in range(len(best.anchors) + 1, min(ceiling, len(best.anchors) + 1 + UPWARD_PROBES)):
-            sel = select_anchors(cands, size, seed, needs, order)
-            tried[size] = len(sel.anchors)
-            if not sel.short:
-                best = sel
     if best is None:
         best = Selection(anchors=[], oo_cell={}, lv_rank={}, lp_rank={}, wanted=n, pool=len(cands))
     best.wanted = n
