@@ -5,7 +5,9 @@
 * **move an object** (most often): walk to where it rests, open the fixture if it is closed, pick it up,
   close the fixture, carry it (the object is *in motion* from pick-up to put-down) to another fixture whose
   type suits the category — about a third of the time into a closed one (cupboard, drawer, fridge …) —
-  open it, put the object down on a free spot, close it;
+  open it, put the object down on a free spot, close it, then linger there 4–10 s glancing around the
+  kitchen (as HD-EPIC wearers stay where they work: what was just put down leaves the view while still
+  near, which the near distance bin of Beyond3D's balanced anchors needs);
 * **browse**: open a fixture, look in, close it;
 * **look around**: stand and glance at other fixtures.
 
@@ -260,7 +262,7 @@ class _Planner:
         )
         if opened is not None:
             self.close(dst.fixture, opened, self.fixture_point(dst.fixture))
-        self.stay(self.rng.uniform(0.3, 1.5), None)
+        self.look_around(self.rng.uniform(4.0, 10.0))
         return True
 
     def browse(self) -> None:
