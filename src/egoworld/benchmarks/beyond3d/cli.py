@@ -96,7 +96,7 @@ def audit_cmd(
     detections: Annotated[
         str, typer.Option(help="auto | none | perfect (from the exact visibility) | FILE.")
     ] = "auto",
-    depth: Annotated[str, typer.Option(help="auto | media | boxes | none (as for build).")] = "auto",
+    depth: Annotated[str, typer.Option(help="auto | media | mesh | boxes | none (as for build).")] = "auto",
     min_pixels: Annotated[
         int | None,
         typer.Option(help="Exact visibility from pixel counts: visible from this many pixels (default 1)."),
