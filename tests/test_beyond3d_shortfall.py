@@ -119,3 +119,22 @@ def test_answer_letters_are_exactly_balanced_and_metadata_follows() -> None:
     assert balance_letters(samples, seed=0) == out
     assert balance_letters(samples, seed=1) != out
     assert sorted(letter_counts(out)["last_visible_time"].values()) == [4, 4, 5, 5, 5]
+
+
+def test_type_quotas_meet_every_feasible_set_of_marginals() -> None:
+    """Marginals taken from a random table that fits the availability: the fitted quotas meet them exactly
+    (the greedy integer completion alone gets stuck on some of these)."""
+    from itertools import product
+
+    from egoworld.benchmarks.beyond3d.select import fit_types
+
+    labels = [list(QUADRANTS), [0, 1, 2], [0, 1, 2], [0, 1, 2]]
+    for seed in range(12):
+        rng = random.Random(seed)
+        avail = {t: rng.choice((0, 0, 1, 2, 5)) for t in product(*labels)}
+        table = {t: rng.randint(0, a) for t, a in avail.items()}
+        marginals = [{v: sum(q for t, q in table.items() if t[d] == v) for v in labels[d]} for d in range(4)]
+        quota = fit_types({t: a for t, a in avail.items() if a}, marginals)
+        assert all(0 < q <= avail[t] for t, q in quota.items())
+        for d in range(4):
+            assert {v: sum(q for t, q in quota.items() if t[d] == v) for v in labels[d]} == marginals[d], seed

@@ -87,10 +87,46 @@ def fit_types(avail: dict[tuple, float], marginals: list[dict], iterations: int 
                 if s > score:
                     best, score = t, s
         if best is None:
-            return {t: v for t, v in y.items() if v > 0}
+            break
         y[best] += 1
         for d in range(4):
             left[d][best[d]] -= 1
+    if any(v > 0 for v in left[0].values()):  # the greedy completion got stuck: solve the table exactly
+        y = _exact_table(cells, avail, marginals, x) or y
+    return {t: v for t, v in y.items() if v > 0}
+
+
+def _exact_table(cells: list[tuple], avail: dict, marginals: list[dict], x: dict) -> dict[tuple, int] | None:
+    """Integer quotas ``0 ≤ y_t ≤ avail_t`` with exactly the given marginals, nearest (L1) to the fitted
+    ``x`` — a small mixed-integer program (scipy's HiGHS); None when there is none or scipy is missing."""
+    try:
+        from scipy.optimize import LinearConstraint, milp
+    except ModuleNotFoundError:  # pragma: no cover - scipy comes with the test extras
+        return None
+    import numpy as np
+
+    n = len(cells)
+    rows, lb = [], []
+    for d, marg in enumerate(marginals):
+        for v, q in marg.items():
+            rows.append([1.0 if t[d] == v else 0.0 for t in cells] + [0.0] * n)
+            lb.append(q)
+    xs = np.array([x[t] for t in cells])
+    eye = np.eye(n)
+    # e_t ≥ |y_t − x_t|:  y − e ≤ x  and  −y − e ≤ −x
+    a = np.vstack([np.array(rows).reshape(-1, 2 * n), np.hstack([eye, -eye]), np.hstack([-eye, -eye])])
+    lo = np.concatenate([lb, np.full(2 * n, -np.inf)])
+    hi = np.concatenate([lb, xs, -xs])
+    res = milp(
+        c=np.concatenate([np.zeros(n), np.ones(n)]),
+        integrality=np.concatenate([np.ones(n), np.zeros(n)]),
+        bounds=(np.zeros(2 * n), np.concatenate([[avail[t] for t in cells], np.full(n, np.inf)])),
+        constraints=LinearConstraint(a, lo, hi),
+        options={"time_limit": 10.0},
+    )
+    if res.x is None or not res.success:
+        return None
+    return {t: int(round(v)) for t, v in zip(cells, res.x[:n], strict=True)}
 
 
 def _availability(cands: list[Candidate], used: set) -> dict[tuple, int]:

@@ -5,7 +5,8 @@ object–object clock range and distance bin, chronological rank of both timesta
 ``n // k`` or ``n // k + 1`` times). When the pool cannot fill them, what the greedy reached is skewed, so
 it is never delivered: `select_balanced` searches a smaller ``m`` whose quotas the pool fills completely
 (with the extra units of uneven quotas given to the classes the pool offers most): from an upper bound
-set by the scarcest class down to what each try reached until one fills, then up through the sizes
+(the scarcest class; the largest size whose joint type table has a solution) down to what each try
+reached until one fills, then up through the sizes
 skipped on the way down, so the size just above the one delivered was tried and not filled.
 `shortfall_note` says how many anchors are missing and how many more minutes of video that takes at the
 anchor yield of the worlds. The size found is the largest the greedy fills, not a proven optimum.
@@ -18,7 +19,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from egoworld.benchmarks.beyond3d.anchors import Candidate, Needs, Selection, rank_order
-from egoworld.benchmarks.beyond3d.select import class_labels, select_anchors, types_of
+from egoworld.benchmarks.beyond3d.select import (
+    _availability,
+    class_labels,
+    class_marginals,
+    fit_types,
+    select_anchors,
+    types_of,
+)
 
 
 @dataclass
@@ -81,6 +89,24 @@ def balanced_bound(cands: list[Candidate], needs: Needs) -> int:
     return bound
 
 
+def table_bound(cands: list[Candidate], upper: int, seed: int, needs: Needs, order: dict) -> int:
+    """The largest size ≤ ``upper`` (by bisection) whose object–camera × object–object type table can meet
+    its quotas at all: joint limits (e.g. targets behind the camera are rarely near a visible reference)
+    that no per-class bound sees."""
+    if not needs.spatial:
+        return upper
+    avail = _availability(cands, set())
+
+    def fits(m: int) -> bool:
+        return sum(fit_types(avail, class_marginals(m, seed, order["types"])).values()) == m
+
+    lo, hi = 0, upper + 1
+    while lo + 1 < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
 def select_balanced(
     cands: list[Candidate], n: int, seed: int, needs: Needs = Needs()
 ) -> tuple[Selection, Shortfall | None]:
@@ -91,7 +117,7 @@ def select_balanced(
     order = availability_order(cands, seed, needs)
     tried: dict[int, int] = {}
     best: Selection | None = None
-    m = min(n, balanced_bound(cands, needs))
+    m = table_bound(cands, min(n, balanced_bound(cands, needs)), seed, needs, order)
     while m > 0 and best is None:  # down to what each try reached, until one size fills
         sel = select_anchors(cands, m, seed, needs, order)
         tried[m] = len(sel.anchors)
