@@ -161,7 +161,9 @@ def world(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         app, ["world", "import", "hd-epic", str(root), "--out", str(out), "--video", VIDEO]
     )
     assert res.exit_code == 0, res.output
-    assert "mask_info: 9 of 9 movements located" in res.output
+    assert (
+        "mask_info: 9 of 9 movements located" in res.output and "0 masks without a 3D location" in res.output
+    )
     return out
 
 
@@ -215,6 +217,7 @@ def test_mask_problems_are_counted_or_refused(root: Path, tmp_path: Path) -> Non
     masks[ids[0]]["fixture"] = "Null"
     masks[ids[1]]["fixture"] = "P01_oven.999"
     del masks[ids[2]]
+    masks[ids[4]]["3d_location"] = None
     alt = tmp_path / "alt"
     for rel in LINKED:
         (alt / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -223,7 +226,12 @@ def test_mask_problems_are_counted_or_refused(root: Path, tmp_path: Path) -> Non
     report = MaskReport()
     (ep,) = iter_hd_epic_episodes(alt, [VIDEO], mask_report=report)
     assert report.null_fixtures == 1 and report.unknown_fixtures == {"P01_oven.999": 1}
-    assert report.missing_masks == [(VIDEO, ids[2])] and report.masks == 17
+    assert report.missing_masks == [(VIDEO, ids[2])] and report.masks == 17 and report.no_location == 1
+    assert (
+        sum(m.start_position is None for o in ep.objects for m in o.movements)
+        + sum(m.end_position is None for o in ep.objects for m in o.movements)
+        >= 1
+    )
     fixtures = {m.start_fixture for o in ep.objects for m in o.movements} | {
         m.end_fixture for o in ep.objects for m in o.movements
     }

@@ -67,7 +67,8 @@ def import_hd_epic_cmd(
         _say(
             f"mask_info: {m.located_movements} of {m.located_movements + m.movements_without_masks} movements "
             f"located from {m.masks} masks; {len(m.missing_masks)} mask ids not in mask_info.json, "
-            f"{m.null_fixtures} 'Null' fixtures, {sum(m.unknown_fixtures.values())} fixtures not in the digital twin"
+            f"{m.null_fixtures} 'Null' fixtures, {sum(m.unknown_fixtures.values())} fixtures not in the digital twin, "
+            f"{m.no_location} masks without a 3D location"
         )
     else:
         _say("no scene-and-object-movements/mask_info.json: movements have times only (no 3D positions)")

@@ -11,7 +11,7 @@ Per movement (a track), its masks in frame order: the first gives where the obje
 its first mask before its first movement, in motion during a track, and at the track's last mask after
 (`egoworld.world.location`). Boxes go to ``meta["start_bbox"]`` / ``meta["end_bbox"]`` with the time they
 were drawn (``…_bbox_s``) for the footprint of the visibility tracks. A fixture ``"Null"``, or one the
-kitchen's digital twin does not have, leaves the fixture unknown (counted in `MaskReport`).
+kitchen's digital twin does not have, leaves the fixture unknown, a null ``3d_location`` the position (both counted in `MaskReport`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class Mask:
     """One entry of ``mask_info.json``."""
 
     frame: int
-    location: tuple[float, float, float]
+    location: tuple[float, float, float] | None
     bbox: tuple[float, float, float, float] | None
     fixture: str | None
 
@@ -47,6 +47,7 @@ class MaskReport:
     missing_masks: list[tuple[str, str]] = field(default_factory=list)  # video, mask id
     unknown_fixtures: dict[str, int] = field(default_factory=dict)  # fixture id → masks
     null_fixtures: int = 0
+    no_location: int = 0  # masks whose 3d_location is null
 
 
 def _mask(raw: object, where: str) -> Mask:
@@ -56,12 +57,14 @@ def _mask(raw: object, where: str) -> Mask:
     if not isinstance(frame, int) or isinstance(frame, bool) or frame < 0:
         raise InputFileError(f"{where}: field 'frame_number': expected a frame number ≥ 0, got {frame!r}")
     loc = raw.get("3d_location")
-    if not (
+    if loc is not None and not (
         isinstance(loc, list)
         and len(loc) == 3
         and all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in loc)
     ):
-        raise InputFileError(f"{where}: field '3d_location': expected [x, y, z] in metres, got {loc!r}")
+        raise InputFileError(
+            f"{where}: field '3d_location': expected [x, y, z] in metres (or null), got {loc!r}"
+        )
     box = raw.get("bbox")
     if box is not None and not (
         isinstance(box, list) and len(box) == 4 and all(isinstance(v, int | float) for v in box)
@@ -72,7 +75,7 @@ def _mask(raw: object, where: str) -> Mask:
         raise InputFileError(f"{where}: field 'fixture': expected a fixture id or 'Null', got {fixture!r}")
     return Mask(
         frame=frame,
-        location=(float(loc[0]), float(loc[1]), float(loc[2])),
+        location=(float(loc[0]), float(loc[1]), float(loc[2])) if loc is not None else None,
         bbox=tuple(float(v) for v in box) if box is not None else None,
         fixture=None if fixture in (None, NULL_FIXTURE, "") else fixture,
     )
@@ -96,6 +99,7 @@ def load_mask_info(path: str | Path, videos: set[str] | None = None) -> dict[str
 
 def _end(mask: Mask, known: set[str], report: MaskReport, fps: float) -> dict:
     fixture = mask.fixture
+    report.no_location += mask.location is None
     if fixture is None:
         report.null_fixtures += 1
     elif fixture not in known:
