@@ -20,6 +20,15 @@ pytest.importorskip("rtree")
 
 from egoworld.benchmarks.folder import load_benchmark  # noqa: E402
 from egoworld.common.files import InputFileError  # noqa: E402
+from egoworld.geometry.directions import (  # noqa: E402
+    CLOCK_RANGE_LABELS,
+    DISTANCE_LABELS,
+    QUADRANT_NAMES,
+    clock_angle_deg,
+    clock_range,
+    distance_bin,
+    quadrant,
+)
 from egoworld.geometry.mesh import SceneMesh  # noqa: E402
 from egoworld.world import load_episode, location_at  # noqa: E402
 from egoworld.world.hd_epic import iter_hd_epic_episodes  # noqa: E402
@@ -378,5 +387,12 @@ def test_object_camera_labels_agree_with_an_independent_recomputation(hd: Path, 
             else:
                 expect = bin_of(float(np.linalg.norm(v)))
         assert gold == expect, (s.id, gold, expect)
+        # and geometry/ on the same independently loaded vectors says the same
+        if s.task == "object_camera_direction":
+            assert QUADRANT_NAMES[str(quadrant(p))] == expect
+        elif s.task == "object_camera_distance":
+            assert DISTANCE_LABELS[int(distance_bin(np.linalg.norm(p)))].lower() == expect.lower()
+        elif s.task == "object_object_direction":
+            assert CLOCK_RANGE_LABELS[int(clock_range(clock_angle_deg(p, r)))] == expect
         checked[s.task] += 1
     assert all(checked.values()), checked
