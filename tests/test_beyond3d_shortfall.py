@@ -138,3 +138,21 @@ def test_type_quotas_meet_every_feasible_set_of_marginals() -> None:
         assert all(0 < q <= avail[t] for t, q in quota.items())
         for d in range(4):
             assert {v: sum(q for t, q in quota.items() if t[d] == v) for v in labels[d]} == marginals[d], seed
+
+
+def test_extra_units_go_where_the_joint_table_can_take_them() -> None:
+    """Three candidates, two of which agree in a class: the largest balanced pair must be the two that
+    differ in every class, whatever the seed's order of classes."""
+
+    def cand(i: int, quad: str, cell: int) -> Candidate:
+        return Candidate(
+            kind="out_of_sight", episode=0, obj=i, k=0, query_s=100.0, moves=1, key=(0, i, 0, "short"),
+            priority=i, horizon_s=5.0, last_visible_s=95.0, placement_s=90.0, oc=(quad, cell),
+            oo=[((cell, cell), 9)], lv_ranks=[1, 2, 3, 4, 5], lp_ranks=[1, 2, 3, 4, 5],
+        )  # fmt: skip
+
+    cands = [cand(0, "FL", 0), cand(1, "FR", 0), cand(2, "BR", 1)]
+    for seed in range(6):
+        sel, short = select_balanced(cands, 4, seed=seed)
+        assert short is not None and short.delivered == 2, (seed, short)
+        assert {c.obj for c in sel.anchors} in ({0, 2}, {1, 2})

@@ -325,6 +325,10 @@ def build_beyond3d(
     if len(controls) < wanted_controls:
         notes.append(f"only {len(controls)} of {wanted_controls} visible controls available")
     samples = balance_letters(_samples(contexts, sel, controls, tasks, cfg.seed), cfg.seed)
+    if not samples:
+        raise InputFileError(
+            f"{out}: the worlds yield no questions — " + "; ".join(notes or ["no anchor candidates"])
+        )
     builder = {
         "kind": "full",
         "anchors": cfg.anchors,

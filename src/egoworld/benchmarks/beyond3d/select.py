@@ -106,6 +106,8 @@ def _exact_table(cells: list[tuple], avail: dict, marginals: list[dict], x: dict
     import numpy as np
 
     n = len(cells)
+    if not n:
+        return None
     rows, lb = [], []
     for d, marg in enumerate(marginals):
         for v, q in marg.items():
@@ -127,6 +129,38 @@ def _exact_table(cells: list[tuple], avail: dict, marginals: list[dict], x: dict
     if res.x is None or not res.success:
         return None
     return {t: int(round(v)) for t, v in zip(cells, res.x[:n], strict=True)}
+
+
+def balanced_table(avail: dict[tuple, int], m: int, labels: list[list]) -> dict[tuple, int] | None:
+    """Integer quotas ``0 ≤ y_t ≤ avail_t`` summing to ``m`` in which every class of every dimension gets
+    ``m // k`` or ``m // k + 1`` (any classes may take the extra units); None when there are none (or
+    scipy is missing)."""
+    try:
+        from scipy.optimize import LinearConstraint, milp
+    except ModuleNotFoundError:  # pragma: no cover - scipy comes with the test extras
+        return None
+    import numpy as np
+
+    cells = [t for t in product(*labels) if avail.get(t, 0) > 0]
+    if not cells or m <= 0:
+        return {} if m == 0 else None
+    rows, lo, hi = [np.ones(len(cells))], [m], [m]
+    for d, lab in enumerate(labels):
+        k = len(lab)
+        for v in lab:
+            rows.append(np.array([1.0 if t[d] == v else 0.0 for t in cells]))
+            lo.append(m // k)
+            hi.append(m // k + (1 if m % k else 0))
+    res = milp(
+        c=np.zeros(len(cells)),
+        integrality=np.ones(len(cells)),
+        bounds=(np.zeros(len(cells)), np.array([avail[t] for t in cells], dtype=float)),
+        constraints=LinearConstraint(np.vstack(rows), lo, hi),
+        options={"time_limit": 10.0},
+    )
+    if res.x is None or not res.success:
+        return None
+    return {t: int(round(v)) for t, v in zip(cells, res.x, strict=True) if round(v) > 0}
 
 
 def _availability(cands: list[Candidate], used: set) -> dict[tuple, int]:

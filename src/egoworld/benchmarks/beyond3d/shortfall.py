@@ -21,9 +21,8 @@ from dataclasses import dataclass, field
 from egoworld.benchmarks.beyond3d.anchors import Candidate, Needs, Selection, rank_order
 from egoworld.benchmarks.beyond3d.select import (
     _availability,
+    balanced_table,
     class_labels,
-    class_marginals,
-    fit_types,
     select_anchors,
     types_of,
 )
@@ -89,21 +88,33 @@ def balanced_bound(cands: list[Candidate], needs: Needs) -> int:
     return bound
 
 
-def table_bound(cands: list[Candidate], upper: int, seed: int, needs: Needs, order: dict) -> int:
-    """The largest size ≤ ``upper`` (by bisection) whose object–camera × object–object type table can meet
-    its quotas at all: joint limits (e.g. targets behind the camera are rarely near a visible reference)
-    that no per-class bound sees."""
+def flexible_order(cands: list[Candidate], m: int, needs: Needs, base: dict) -> dict | None:
+    """``base`` with the type classes reordered so the extra units of ``m``'s quotas go where the joint
+    object–camera × object–object table can take them (`balanced_table`); None when no table exists."""
+    if not needs.spatial:
+        return base
+    table = balanced_table(_availability(cands, set()), m, base["types"])
+    if table is None:
+        return None
+    counts = [Counter() for _ in range(4)]
+    for t, q in table.items():
+        for d in range(4):
+            counts[d][t[d]] += q
+    return base | {
+        "types": [sorted(lab, key=lambda v, d=d: -counts[d][v]) for d, lab in enumerate(base["types"])]
+    }
+
+
+def table_bound(cands: list[Candidate], upper: int, needs: Needs, base: dict) -> int:
+    """The largest size ≤ ``upper`` (by bisection) whose object–camera × object–object type table has a
+    solution at all: joint limits (targets behind the camera are rarely near a visible reference) that
+    no per-class bound sees."""
     if not needs.spatial:
         return upper
-    avail = _availability(cands, set())
-
-    def fits(m: int) -> bool:
-        return sum(fit_types(avail, class_marginals(m, seed, order["types"])).values()) == m
-
     lo, hi = 0, upper + 1
     while lo + 1 < hi:
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+        lo, hi = (mid, hi) if flexible_order(cands, mid, needs, base) is not None else (lo, mid)
     return lo
 
 
@@ -117,15 +128,15 @@ def select_balanced(
     order = availability_order(cands, seed, needs)
     tried: dict[int, int] = {}
     best: Selection | None = None
-    m = table_bound(cands, min(n, balanced_bound(cands, needs)), seed, needs, order)
+    m = table_bound(cands, min(n, balanced_bound(cands, needs)), needs, order)
     while m > 0 and best is None:  # down to what each try reached, until one size fills
-        sel = select_anchors(cands, m, seed, needs, order)
+        sel = select_anchors(cands, m, seed, needs, flexible_order(cands, m, needs, order) or order)
         tried[m] = len(sel.anchors)
         best = None if sel.short else sel
         m = min(m - 1, len(sel.anchors))
     size = len(best.anchors) + 1 if best is not None else n + 1
     while best is not None and size <= n and size not in tried:  # sizes skipped on the way down
-        sel = select_anchors(cands, size, seed, needs, order)
+        sel = select_anchors(cands, size, seed, needs, flexible_order(cands, size, needs, order) or order)
         tried[size] = len(sel.anchors)
         if not sel.short:
             best, size = sel, size + 1
