@@ -5,9 +5,7 @@
 * **move an object** (most often): walk to where it rests, open the fixture if it is closed, pick it up,
   close the fixture, carry it (the object is *in motion* from pick-up to put-down) to another fixture whose
   type suits the category — about a third of the time into a closed one (cupboard, drawer, fridge …) —
-  open it, put the object down on a free spot, close it, then linger there 4–10 s glancing around the
-  kitchen (as HD-EPIC wearers stay where they work: what was just put down leaves the view while still
-  near, which the near distance bin of Beyond3D's balanced anchors needs);
+  open it, put the object down on a free spot, close it;
 * **browse**: open a fixture, look in, close it;
 * **look around**: stand and glance at other fixtures.
 
@@ -262,7 +260,7 @@ class _Planner:
         )
         if opened is not None:
             self.close(dst.fixture, opened, self.fixture_point(dst.fixture))
-        self.look_around(self.rng.uniform(4.0, 10.0))
+        self.stay(self.rng.uniform(0.3, 1.5), None)
         return True
 
     def browse(self) -> None:
