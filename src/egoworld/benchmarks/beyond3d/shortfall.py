@@ -161,5 +161,5 @@ def shortfall_note(short: Shortfall, pool: int, minutes: float) -> str:
     more = math.ceil(short.missing / rate)
     return (
         f"{head}; at {rate:.2f} anchors per minute of video ({minutes:.1f} min with geometry), about {more} more "
-        f"minute{'' if more == 1 else 's'} of kitchen video are needed (×{short.wanted / short.delivered:.1f} the worlds), or lower --anchors"
+        f"minute{'' if more == 1 else 's'} of kitchen video would fill the request (×{short.wanted / short.delivered:.1f} the worlds), or lower --anchors"
     )
