@@ -44,6 +44,27 @@ def world(root: Path, name: str, **kw) -> Path:
     return out
 
 
+def anchor_yield(episodes: list[Path], out: Path, wanted: int = 1000, seed: int = 0) -> dict:
+    """Anchor yield per minute of kitchen video: the largest exactly balanced set of out-of-sight anchors a
+    build finds in ``episodes`` (asked for ``wanted``, more than they hold), per minute of their video, and
+    the minutes of such video that ``wanted`` anchors need at that rate."""
+    from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
+    from egoworld.world.folder import load_episode
+
+    minutes = sum(load_episode(e).duration_s for e in episodes) / 60
+    shutil.rmtree(out, ignore_errors=True)
+    report = build_beyond3d(episodes, out, BuildConfig(anchors=wanted, controls=0, seed=seed))
+    rate = report.anchors / minutes
+    return {
+        "episodes": len(episodes),
+        "minutes": round(minutes, 2),
+        "balanced_anchors": report.anchors,
+        "anchors_per_minute": round(rate, 3),
+        "minutes_for_wanted": round(wanted / rate, 1) if rate else None,
+        "wanted": wanted,
+    }
+
+
 def main() -> None:
     cores = two_cores()
     from egoworld.benchmarks.beyond3d.audit import audit_worlds
@@ -69,6 +90,14 @@ def main() -> None:
     counts = dict(Counter(s.task for s in bench.samples))
     print(
         f"build: {build_s:.1f} s on {cores} core(s) for {len(bench.samples)} questions (world generation {gen_s:.1f} s, not counted); target < 120 s"
+    )
+
+    from egoworld.world.folder import find_episodes
+
+    yields = anchor_yield(find_episodes(full)[:8], root / "yield")
+    print(
+        f"anchor yield: {yields['balanced_anchors']} exactly balanced anchors from {yields['minutes']} min of kitchen "
+        f"video = {yields['anchors_per_minute']} per minute; 1,000 anchors need about {yields['minutes_for_wanted']} min"
     )
 
     small = SynthConfig(duration_s=240.0)
@@ -106,6 +135,7 @@ def main() -> None:
         "chance": {t: info.chance for t, info in bench.manifest.tasks.items()},
         "chance_macro": bench.manifest.builder["chance_macro"],
         "audit": audits,
+        "anchor_yield": yields,
     }
     sys.stdout.write(json.dumps(figures, sort_keys=True) + "\n")
 

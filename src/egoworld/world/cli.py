@@ -46,8 +46,11 @@ def import_hd_epic_cmd(
     old_video: Annotated[list[str] | None, typer.Option("--video", hidden=True)] = None,
     old_videos_dir: Annotated[Path | None, typer.Option("--videos-dir", hidden=True)] = None,
 ) -> None:
-    """Import HD-EPIC: object movement tracks per video, digital-twin fixtures and Aria camera poses where
-    the folder has them. Prints what was sorted, clipped or kept as overlapping."""
+    """Import HD-EPIC: object movement tracks per video; with mask_info.json their 3D start / end
+    locations, fixtures and boxes; digital-twin fixtures and mesh; Aria camera poses where the folder has
+    them. Prints what was sorted, clipped or kept as overlapping and how the masks joined.
+
+    Example: egoworld world import hd-epic hd-epic-annotations --out worlds/hd-epic --video P01-20240203-184045"""
     from egoworld.common.files import InputFileError
     from egoworld.world.hd_epic.importer import import_hd_epic
 
@@ -63,6 +66,16 @@ def import_hd_epic_cmd(
         f"{rep.overlapping_pairs} overlapping track pairs, clipped {len(rep.clipped)} tracks at the video end, "
         f"{rep.unnamed_objects + rep.skipped_objects} unnamed objects (category 'unknown')"
     )
+    m = rep.masks
+    if m is not None:
+        _say(
+            f"mask_info: {m.located_movements} of {m.located_movements + m.movements_without_masks} movements "
+            f"located from {m.masks} masks; {len(m.missing_masks)} mask ids not in mask_info.json, "
+            f"{m.null_fixtures} 'Null' fixtures, {sum(m.unknown_fixtures.values())} fixtures not in the digital twin, "
+            f"{m.no_location} masks without a 3D location"
+        )
+    else:
+        _say("no scene-and-object-movements/mask_info.json: movements have times only (no 3D positions)")
 
 
 def import_epic_kitchens_cmd(

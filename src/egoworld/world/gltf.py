@@ -1,4 +1,5 @@
-"""A minimal glTF 2.0 binary (``.glb``) reader: node names, world matrices and mesh vertex positions.
+"""A minimal glTF 2.0 binary (``.glb``) reader: node names, world matrices, mesh vertex positions and
+triangles.
 
 Enough for digital twins exported from Blender (HD-EPIC ``P01_final.glb``); no materials, textures or
 animation. Positions stay in glTF's own frame (y up); callers convert.
@@ -38,6 +39,7 @@ class GltfNode:
     rotation: NDArray[np.float64]  # (3, 3)
     scale: NDArray[np.float64]
     positions: NDArray[np.float64]  # (N, 3) local vertex positions of all primitives
+    triangles: NDArray[np.int64]  # (M, 3) vertex indices into ``positions`` (triangle primitives only)
 
 
 def _trs(node: dict) -> tuple[NDArray, NDArray, NDArray]:
@@ -100,7 +102,20 @@ def read_glb(path: str | Path) -> list[GltfNode]:
         if "mesh" not in node:
             continue
         prims = doc["meshes"][node["mesh"]]["primitives"]
-        pos = np.concatenate([_accessor(doc, binary, p["attributes"]["POSITION"], path) for p in prims])
+        parts = [_accessor(doc, binary, p["attributes"]["POSITION"], path) for p in prims]
+        tris, base = [], 0
+        for p, part in zip(prims, parts, strict=True):
+            if p.get("mode", 4) == 4:  # TRIANGLES; strips, fans, lines and points carry no faces here
+                idx = (
+                    _accessor(doc, binary, p["indices"], path).astype(np.int64).reshape(-1)
+                    if "indices" in p
+                    else np.arange(len(part), dtype=np.int64)
+                )
+                tris.append(idx[: len(idx) // 3 * 3].reshape(-1, 3) + base)
+            base += len(part)
+        triangles = np.concatenate(tris) if tris else np.zeros((0, 3), dtype=np.int64)
         t, r, s = _trs(node)
-        out.append(GltfNode(node.get("name", f"node{i}"), world(i), t, r, s, pos))
+        out.append(
+            GltfNode(node.get("name", f"node{i}"), world(i), t, r, s, np.concatenate(parts), triangles)
+        )
     return out

@@ -269,10 +269,17 @@ def interleave(cands: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def rank_capacity(n: int, seed: int, name: str) -> dict[int, int]:
+def rank_order(seed: int, name: str) -> list[int]:
+    """The ranks 1–5 in seed-determined order (the first get the extra units of uneven quotas)."""
     ranks = list(RANKS)
     seeded_rng(seed, "ranks", name).shuffle(ranks)
-    return split_even(n, ranks)
+    return ranks
+
+
+def rank_capacity(n: int, seed: int, name: str, order: list[int] | None = None) -> dict[int, int]:
+    """Quota per chronological rank; the extra units go to the first ranks of ``order`` (default
+    `rank_order`)."""
+    return split_even(n, order or rank_order(seed, name))
 
 
 def select_controls(cands: list[Candidate], n: int) -> list[Candidate]:

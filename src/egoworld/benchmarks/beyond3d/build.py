@@ -37,6 +37,7 @@ from egoworld.benchmarks.beyond3d.anchors import (
 from egoworld.benchmarks.beyond3d.cues import apply_cues
 from egoworld.benchmarks.beyond3d.detections import DetectionTable
 from egoworld.benchmarks.beyond3d.fixtures import counter_area_labels, fixture_options
+from egoworld.benchmarks.beyond3d.letters import balance_letters, letter_counts
 from egoworld.benchmarks.beyond3d.questions import (
     EpisodeContext,
     control_sample,
@@ -44,7 +45,7 @@ from egoworld.benchmarks.beyond3d.questions import (
     fixture_at,
     trajectory_samples,
 )
-from egoworld.benchmarks.beyond3d.select import select_anchors
+from egoworld.benchmarks.beyond3d.shortfall import Shortfall, select_balanced, shortfall_note
 from egoworld.benchmarks.beyond3d.tracks import TrackConfig, VisibilityTracks, build_tracks
 from egoworld.benchmarks.folder import Benchmark, save_benchmark
 from egoworld.benchmarks.schema import Sample, TaskInfo
@@ -87,6 +88,7 @@ class BuildReport:
     anchors: int = 0
     controls: int = 0
     pool: int = 0
+    shortfall: Shortfall | None = None
 
     def lines(self) -> list[str]:
         m = self.bench.manifest
@@ -312,15 +314,23 @@ def build_beyond3d(
         say(
             f"{ep.id}: {len(tracks.object_ids)} objects × {len(tracks.times)} steps, {len(cands)} anchor candidates"
         )
-    sel = select_anchors(oos, cfg.anchors, cfg.seed, needs)
-    controls = select_controls(vis, cfg.controls)
-    if sel.short:
+    sel, short = select_balanced(oos, cfg.anchors, cfg.seed, needs)
+    wanted_controls = cfg.controls
+    if short is not None:
+        notes.append(shortfall_note(short, len(oos), sum(ep.duration_s for _, ep in geo) / 60))
+        wanted_controls = round(cfg.controls * len(sel.anchors) / cfg.anchors) if cfg.anchors else 0
         notes.append(
-            f"only {len(sel.anchors)} of {cfg.anchors} out-of-sight anchors fit the balance quotas (pool {sel.pool}); add worlds or lower --anchors"
+            f"visible controls cut to {wanted_controls} of {cfg.controls} to keep the anchor : control ratio "
+            "(visibility No / Yes)"
         )
-    if len(controls) < cfg.controls:
-        notes.append(f"only {len(controls)} of {cfg.controls} visible controls available")
-    samples = _samples(contexts, sel, controls, tasks, cfg.seed)
+    controls = select_controls(vis, wanted_controls)
+    if len(controls) < wanted_controls:
+        notes.append(f"only {len(controls)} of {wanted_controls} visible controls available")
+    samples = balance_letters(_samples(contexts, sel, controls, tasks, cfg.seed), cfg.seed)
+    if not samples:
+        raise InputFileError(
+            f"{out}: the worlds yield no questions — " + "; ".join(notes or ["no anchor candidates"])
+        )
     builder = {
         "kind": "full",
         "anchors": cfg.anchors,
@@ -328,6 +338,9 @@ def build_beyond3d(
         "anchors_built": len(sel.anchors),
         "controls_built": len(controls),
         "candidate_pool": sel.pool,
+        "shortfall": None
+        if short is None
+        else {"wanted": short.wanted, "greedy": short.greedy, "delivered": short.delivered},
         "track": cfg.track.describe(),
         "depth_sources": dict(sorted(depth.items())),
         "detectors": dict(sorted(detectors.items())),
@@ -356,9 +369,15 @@ def build_beyond3d(
         anchors=len(sel.anchors),
         controls=len(controls),
         pool=sel.pool,
+        shortfall=short,
     )
     write_json(
-        out / "build_report.json", {"lines": report.lines()[1:], "balance": balance_summary(bench.samples)}
+        out / "build_report.json",
+        {
+            "lines": report.lines()[1:],
+            "balance": balance_summary(bench.samples),
+            "letters": letter_counts(bench.samples),
+        },
     )
     return report
 

@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+EXIT_SHORT = 3
+
 
 def _fail(exc: BaseException) -> None:
     from egoworld.cli import _fail as fail
@@ -31,7 +33,9 @@ def build_cmd(
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
     depth: Annotated[
         str,
-        typer.Option(help="Occlusion test: auto (depth media, else fixture boxes) | media | boxes | none."),
+        typer.Option(
+            help="Occlusion test: auto (depth media, else the scene mesh, else fixture boxes) | media | mesh | boxes | none."
+        ),
     ] = "auto",
     detections: Annotated[
         str,
@@ -48,7 +52,14 @@ def build_cmd(
 ) -> None:
     """Build Beyond3D from worlds: visibility tracks, balanced out-of-sight anchors and visible controls,
     the 8 question types. A world with movement times only (HD-EPIC assoc_info) gets Last Placement Time,
-    text only; the output says which types were skipped and why."""
+    text only; the output says which types were skipped and why.
+
+    Ranks of the timestamp answers, directions, distance bins and answer letters are exactly balanced.
+    When the worlds cannot fill --anchors, the largest exactly balanced set found is written (controls cut
+    in proportion), the output says how many more minutes of video the request needs, and the exit
+    status is 3.
+
+    Example: egoworld build beyond3d --world worlds/kitchens --out bench/beyond3d --anchors 1000 --controls 1000"""
     from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
     from egoworld.benchmarks.beyond3d.tracks import TrackConfig
 
@@ -68,6 +79,8 @@ def build_cmd(
         _fail(exc)
     for line in report.lines():
         typer.echo(line)
+    if report.shortfall is not None:
+        raise typer.Exit(EXIT_SHORT)
 
 
 def audit_cmd(
@@ -83,7 +96,7 @@ def audit_cmd(
     detections: Annotated[
         str, typer.Option(help="auto | none | perfect (from the exact visibility) | FILE.")
     ] = "auto",
-    depth: Annotated[str, typer.Option(help="auto | media | boxes | none (as for build).")] = "auto",
+    depth: Annotated[str, typer.Option(help="auto | media | mesh | boxes | none (as for build).")] = "auto",
     min_pixels: Annotated[
         int | None,
         typer.Option(help="Exact visibility from pixel counts: visible from this many pixels (default 1)."),

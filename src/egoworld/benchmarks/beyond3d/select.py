@@ -42,13 +42,19 @@ BINS = (0, 1, 2)
 MAX_REFITS = 12
 
 
-def class_marginals(n: int, seed: int) -> list[dict]:
-    """Quotas of the four class variables (which classes get the extra units is seed-determined)."""
+def class_labels(seed: int) -> list[list]:
+    """The labels of the four class variables in seed-determined order."""
     rng = seeded_rng(seed, "class-quotas")
     labels = [list(QUADRANTS), list(BINS), list(BINS), list(BINS)]
     for lab in labels:
         rng.shuffle(lab)
-    return [split_even(n, lab) for lab in labels]
+    return labels
+
+
+def class_marginals(n: int, seed: int, order: list[list] | None = None) -> list[dict]:
+    """Quotas of the four class variables: the extra units of uneven splits go to the first classes of
+    ``order`` (default: `class_labels`)."""
+    return [split_even(n, lab) for lab in (order or class_labels(seed))]
 
 
 def types_of(c: Candidate) -> list[tuple]:
@@ -81,10 +87,80 @@ def fit_types(avail: dict[tuple, float], marginals: list[dict], iterations: int 
                 if s > score:
                     best, score = t, s
         if best is None:
-            return {t: v for t, v in y.items() if v > 0}
+            break
         y[best] += 1
         for d in range(4):
             left[d][best[d]] -= 1
+    if any(v > 0 for v in left[0].values()):  # the greedy completion got stuck: solve the table exactly
+        y = _exact_table(cells, avail, marginals, x) or y
+    return {t: v for t, v in y.items() if v > 0}
+
+
+def _exact_table(cells: list[tuple], avail: dict, marginals: list[dict], x: dict) -> dict[tuple, int] | None:
+    """Integer quotas ``0 ≤ y_t ≤ avail_t`` with exactly the given marginals, nearest (L1) to the fitted
+    ``x`` — a small mixed-integer program (scipy's HiGHS); None when there is none or scipy is missing."""
+    try:
+        from scipy.optimize import LinearConstraint, milp
+    except ModuleNotFoundError:  # pragma: no cover - scipy comes with the test extras
+        return None
+    import numpy as np
+
+    n = len(cells)
+    if not n:
+        return None
+    rows, lb = [], []
+    for d, marg in enumerate(marginals):
+        for v, q in marg.items():
+            rows.append([1.0 if t[d] == v else 0.0 for t in cells] + [0.0] * n)
+            lb.append(q)
+    xs = np.array([x[t] for t in cells])
+    eye = np.eye(n)
+    # e_t ≥ |y_t − x_t|:  y − e ≤ x  and  −y − e ≤ −x
+    a = np.vstack([np.array(rows).reshape(-1, 2 * n), np.hstack([eye, -eye]), np.hstack([-eye, -eye])])
+    lo = np.concatenate([lb, np.full(2 * n, -np.inf)])
+    hi = np.concatenate([lb, xs, -xs])
+    res = milp(
+        c=np.concatenate([np.zeros(n), np.ones(n)]),
+        integrality=np.concatenate([np.ones(n), np.zeros(n)]),
+        bounds=(np.zeros(2 * n), np.concatenate([[avail[t] for t in cells], np.full(n, np.inf)])),
+        constraints=LinearConstraint(a, lo, hi),
+        options={"time_limit": 10.0},
+    )
+    if res.x is None or not res.success:
+        return None
+    return {t: int(round(v)) for t, v in zip(cells, res.x[:n], strict=True)}
+
+
+def balanced_table(avail: dict[tuple, int], m: int, labels: list[list]) -> dict[tuple, int] | None:
+    """Integer quotas ``0 ≤ y_t ≤ avail_t`` summing to ``m`` in which every class of every dimension gets
+    ``m // k`` or ``m // k + 1`` (any classes may take the extra units); None when there are none (or
+    scipy is missing)."""
+    try:
+        from scipy.optimize import LinearConstraint, milp
+    except ModuleNotFoundError:  # pragma: no cover - scipy comes with the test extras
+        return None
+    import numpy as np
+
+    cells = [t for t in product(*labels) if avail.get(t, 0) > 0]
+    if not cells or m <= 0:
+        return {} if m == 0 else None
+    rows, lo, hi = [np.ones(len(cells))], [m], [m]
+    for d, lab in enumerate(labels):
+        k = len(lab)
+        for v in lab:
+            rows.append(np.array([1.0 if t[d] == v else 0.0 for t in cells]))
+            lo.append(m // k)
+            hi.append(m // k + (1 if m % k else 0))
+    res = milp(
+        c=np.zeros(len(cells)),
+        integrality=np.ones(len(cells)),
+        bounds=(np.zeros(len(cells)), np.array([avail[t] for t in cells], dtype=float)),
+        constraints=LinearConstraint(np.vstack(rows), lo, hi),
+        options={"time_limit": 10.0},
+    )
+    if res.x is None or not res.success:
+        return None
+    return {t: int(round(v)) for t, v in zip(cells, res.x, strict=True) if round(v) > 0}
 
 
 def _availability(cands: list[Candidate], used: set) -> dict[tuple, int]:
@@ -97,11 +173,13 @@ def _availability(cands: list[Candidate], used: set) -> dict[tuple, int]:
 
 
 class _State:
-    def __init__(self, n: int, seed: int, needs: Needs, types: dict):
+    def __init__(self, n: int, seed: int, needs: Needs, types: dict, order: dict | None = None):
         self.n, self.seed, self.needs = n, seed, needs
+        order = order or {}
         self.types = CapacitatedAssignment(types) if needs.spatial else None
-        self.lv = CapacitatedAssignment(rank_capacity(n, seed, "lv")) if needs.last_visible else None
-        self.lp = CapacitatedAssignment(rank_capacity(n, seed, "lp")) if needs.last_placement else None
+        lv, lp = rank_capacity(n, seed, "lv", order.get("lv")), rank_capacity(n, seed, "lp", order.get("lp"))
+        self.lv = CapacitatedAssignment(lv) if needs.last_visible else None
+        self.lp = CapacitatedAssignment(lp) if needs.last_placement else None
         self.used: set = set()
         self.chosen: list[Candidate] = []
         self.per_stratum: dict = defaultdict(int)
@@ -178,12 +256,16 @@ def _pass(state: _State, cands: list[Candidate], quota: dict, avail: dict, cappe
     return len(state.chosen) - start
 
 
-def select_anchors(cands: list[Candidate], n: int, seed: int, needs: Needs = Needs()) -> Selection:
-    """``n`` out-of-sight anchors (fewer when the pool cannot satisfy the quotas)."""
-    marginals = class_marginals(n, seed)
+def select_anchors(
+    cands: list[Candidate], n: int, seed: int, needs: Needs = Needs(), order: dict | None = None
+) -> Selection:
+    """``n`` out-of-sight anchors (fewer when the pool cannot satisfy the quotas). ``order`` (keys
+    ``types``: the four class lists, ``lv`` / ``lp``: ranks) says which classes get the extra units when
+    ``n`` does not divide evenly (default: seed-determined)."""
+    marginals = class_marginals(n, seed, (order or {}).get("types"))
     avail = _availability(cands, set()) if needs.spatial else {}
     quota = fit_types(avail, marginals) if needs.spatial else {}
-    state = _State(n, seed, needs, quota)
+    state = _State(n, seed, needs, quota, order)
     _pass(state, cands, quota, avail, capped=True)
     for _ in range(MAX_REFITS if needs.spatial else 0):
         if len(state.chosen) >= n:

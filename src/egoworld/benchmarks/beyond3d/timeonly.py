@@ -35,6 +35,7 @@ from egoworld.benchmarks.beyond3d.build import (
     save,
     source_hashes,
 )
+from egoworld.benchmarks.beyond3d.letters import balance_letters
 from egoworld.benchmarks.beyond3d.locations import IN_MOTION_SEGMENT, display_name, timeline
 from egoworld.benchmarks.beyond3d.prompts import question_text
 from egoworld.benchmarks.beyond3d.questions import (
@@ -45,7 +46,7 @@ from egoworld.benchmarks.beyond3d.questions import (
     media_for,
     time_question,
 )
-from egoworld.benchmarks.beyond3d.select import select_anchors
+from egoworld.benchmarks.beyond3d.shortfall import select_balanced, shortfall_note
 from egoworld.benchmarks.beyond3d.timechoices import feasible_ranks, round_time
 from egoworld.benchmarks.beyond3d.tracks import sample_times
 from egoworld.benchmarks.schema import Sample
@@ -128,7 +129,7 @@ def build_time_only(
         found = placement_candidates(i, ep, cfg.seed, cfg.min_horizon_s, cfg.per_key)
         cands += found
         say(f"{ep.id}: {len(ep.objects)} objects, {len(found)} placement candidates")
-    sel = select_anchors(
+    sel, short = select_balanced(
         cands, cfg.anchors, cfg.seed, Needs(last_visible=False, last_placement=True, spatial=False)
     )
     samples: list[Sample] = []
@@ -153,17 +154,19 @@ def build_time_only(
                 choices=choices, answer=answer, media=media_for(ctx, c.query_s), metadata=base | meta,
             )
         )  # fmt: skip
+    samples = balance_letters(samples, cfg.seed)
     skipped = skipped_reasons(loaded)
     notes = []
     if not any(ctx.video for ctx in contexts):
         notes.append("no episode has a video (media.video): the benchmark runs text only")
-    if sel.short:
-        notes.append(f"only {len(sel.anchors)} of {cfg.anchors} anchors available (pool {sel.pool})")
+    if short is not None:
+        notes.append(shortfall_note(short, len(cands), sum(ep.duration_s for _, ep in loaded) / 60))
     builder = {
         "kind": "movements-only",
         "anchors": cfg.anchors,
         "anchors_built": len(sel.anchors),
         "candidate_pool": sel.pool,
+        "shortfall": None if short is None else {"wanted": short.wanted, "delivered": short.delivered},
         "min_horizon_s": cfg.min_horizon_s,
         "per_key": cfg.per_key,
         "skipped": skipped,
@@ -184,6 +187,7 @@ def build_time_only(
         notes=notes,
         anchors=len(sel.anchors),
         pool=sel.pool,
+        shortfall=short,
     )
     write_json(out / "build_report.json", {"lines": report.lines()[1:]})
     return report

@@ -7,9 +7,11 @@ Stages (paper §4.1 / Supp. 10), for every sample at which the object has a stat
    the object is in view when at least ``min_points_in_view`` (5 of 9) fall inside the image and, for a
    fisheye, its valid circle. Otherwise ``out_of_view``.
 2. **occlusion** — each in-view point is depth-tested: against the episode's depth media when it has any
-   (``depth="media"``), else against the fixture boxes (``"boxes"``: the first box the camera→point
-   segment enters lies ≥ ``occlusion_margin_m`` in front of the point). The object's own supporting
-   fixture, boxes that contain it and boxes that contain the camera never block. The object is
+   (``depth="media"``), else against its scene mesh (``"mesh"``: a digital twin named by
+   ``media.extra["mesh"]``, ray cast with trimesh, `egoworld.world.twin`), else against the fixture boxes
+   (``"boxes"``). A point is blocked when the first surface on the camera→point segment lies
+   ≥ ``occlusion_margin_m`` in front of it. The object's own supporting fixture, boxes that contain it and
+   boxes that contain the camera never block (with a mesh: the triangles of those fixtures). The object is
    ``occluded`` when at least half of its in-view points are blocked, or when it lies inside an openable
    fixture that is closed at ``t``.
 3. **detection** — consecutive unoccluded in-view samples at one location form an interval; the interval
@@ -168,12 +170,14 @@ def _footprints(
         centre = positions[idx[0]]
         if not np.all(np.isfinite(centre)):
             continue
-        pose = episode.pose_at(segment_start(obj, int(seg)))
-        bbox = None
+        bbox, seen_s = None, segment_start(obj, int(seg))
         if seg >= 0:
             bbox = obj.movements[int(seg)].meta.get("end_bbox")
+            seen_s = obj.movements[int(seg)].meta.get("end_bbox_s", seen_s)
         elif obj.movements:
             bbox = obj.movements[0].meta.get("start_bbox")
+            seen_s = obj.movements[0].meta.get("start_bbox_s", seen_s)
+        pose = episode.pose_at(float(seen_s))  # the view the box was annotated in
         pts = footprint_from_bbox(episode.camera, pose, bbox, centre) if bbox is not None else None
         if pts is None or not np.all(np.isfinite(pts)):
             pts = square_footprint(centre, half, pose)
@@ -238,6 +242,33 @@ def _box_blocking(
     return blocked
 
 
+def _mesh_blocking(
+    episode: Episode,
+    twin: tuple,
+    cam_centres: F64,
+    pts: F64,
+    valid: NDArray[np.bool_],
+    excluded: NDArray[np.bool_],
+    margin: float,
+) -> NDArray[np.bool_]:
+    """``(O, T, 9)``: in-view points with a surface of the scene mesh ≥ margin in front of them (the
+    triangles of excluded fixtures and of fixtures whose box holds the camera are skipped)."""
+    mesh, part_fixture = twin
+    blocked = np.zeros(valid.shape, dtype=bool)
+    o_idx, t_idx, p_idx = np.nonzero(valid)
+    if not len(o_idx):
+        return blocked
+    cam_inside = (
+        np.stack([fx.box.contains(cam_centres) for fx in episode.fixtures], axis=1)
+        if episode.fixtures
+        else np.zeros((len(cam_centres), 0), bool)
+    )
+    skip = excluded[o_idx, t_idx] | cam_inside[t_idx]  # (N, F); a last column for parts of no fixture
+    skip = np.concatenate([skip, np.zeros((len(o_idx), 1), bool)], axis=1)[:, part_fixture]  # (N, P)
+    blocked[o_idx, t_idx, p_idx] = mesh.blocked(cam_centres[t_idx], pts[o_idx, t_idx, p_idx], margin, skip)
+    return blocked
+
+
 def _depth_blocking(
     episode: Episode,
     depth: DepthFrames,
@@ -265,13 +296,21 @@ def _depth_blocking(
 
 
 def _depth_mode(episode: Episode, root: str | Path | None, mode: str) -> tuple[str, DepthFrames | None]:
-    if mode not in ("auto", "media", "boxes", "none"):
-        raise ValueError(f"depth mode {mode!r}: expected auto, media, boxes or none")
+    if mode not in ("auto", "media", "mesh", "boxes", "none"):
+        raise ValueError(f"depth mode {mode!r}: expected auto, media, mesh, boxes or none")
     if mode in ("auto", "media") and episode.media.depth is not None:
         return "media", open_depth(episode, root)
     if mode == "media":
         raise InputFileError(
             f"episode {episode.id}: --depth media, but episode.json has no media.depth; use --depth boxes or auto"
+        )
+    if mode in ("auto", "mesh") and episode.media.extra.get("mesh"):
+        from egoworld.world.twin import episode_mesh
+
+        return "mesh", episode_mesh(episode, root)
+    if mode == "mesh":
+        raise InputFileError(
+            f"episode {episode.id}: --depth mesh, but episode.json has no media.extra.mesh; use --depth boxes or auto"
         )
     if mode in ("auto", "boxes") and episode.fixtures:
         return "boxes", None
@@ -333,6 +372,8 @@ def build_tracks(
     contain = _containment(episode, positions, fixtures)
     if source == "media":
         blocked = _depth_blocking(episode, depth, times, cam_pts, uv, valid, cfg.occlusion_margin_m)
+    elif source == "mesh":
+        blocked = _mesh_blocking(episode, depth, centres, world_pts, valid, contain, cfg.occlusion_margin_m)
     elif source == "boxes":
         blocked = _box_blocking(episode, centres, world_pts, valid, contain, cfg.occlusion_margin_m)
     else:

@@ -57,6 +57,7 @@ def load_digital_twin(path: str | Path, kitchen: str) -> list[Fixture]:
                 type=kind,
                 box=node_box(node),
                 openable=kind in OPENABLE_TYPES,
+                meta={"mesh_node": node.name},
             )
         )
     return fixtures

@@ -4,12 +4,16 @@ Expected layout under ``root`` (the public ``hd-epic-annotations`` tree plus the
 ``../shared/data/hd-epic/README.md``)::
 
     scene-and-object-movements/assoc_info.json          objects and their movement times (all videos)
+    scene-and-object-movements/mask_info.json           optional: 3D location, fixture and box per mask
     youtube-links/HD_EPIC_YouTube_URLs.csv              video list and durations
     high-level/activities/PXX_recipe_timestamps.csv     optional: high-level activities → meta["activities"]
     digital-twin/PXX_final.glb                          optional: fixtures of kitchen PXX
     intermediate-data/PXX/<video>/{device_calibration.json,framewise_info.jsonl}   optional: camera + poses
 
-One episode per video (id = video id, 30 fps). Videos themselves are not public; pass ``video_dir`` to
+One episode per video (id = video id, 30 fps). With ``mask_info.json`` every movement gets its start /
+end position, fixture and box (`egoworld.world.hd_epic.masks`); with the kitchen's digital twin the
+episode gets its fixtures and, as ``media.extra["mesh"]`` (a copy of the GLB in the episode folder), the
+mesh that visibility tracks test occlusion against. Videos themselves are not public; pass ``video_dir`` to
 reference ``<video_dir>/<PXX>/<video>.mp4`` (or ``<video_dir>/<video>.mp4``) where it exists.
 """
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,10 +32,12 @@ from egoworld.world.episode import Episode, EpisodeMedia, Fixture
 from egoworld.world.folder import save_episode
 from egoworld.world.hd_epic.aria import HD_EPIC_FPS, load_framewise_poses, load_rgb_camera
 from egoworld.world.hd_epic.fixtures import load_digital_twin
+from egoworld.world.hd_epic.masks import MASKS, MaskReport, load_mask_info, locate_movements
 from egoworld.world.hd_epic.tracks import TrackReport, load_assoc_info, read_durations
 
 ASSOC = "scene-and-object-movements/assoc_info.json"
 DURATIONS = "youtube-links/HD_EPIC_YouTube_URLs.csv"
+MESH_FILE = "digital_twin.glb"
 
 
 def _activities(root: Path, participant: str, durations: dict[str, float]) -> dict[str, list[dict]]:
@@ -73,18 +80,23 @@ def _video_path(video_dir: Path | None, participant: str, video: str) -> str | N
     return None
 
 
-def _media(video_dir: Path | None, participant: str, video: str) -> EpisodeMedia:
-    """The episode's video under ``video_dir``, which is declared as a media root (`egoworld.media.confine`)."""
+def _media(video_dir: Path | None, participant: str, video: str, extra: dict | None = None) -> EpisodeMedia:
+    """The episode's video under ``video_dir``, which is declared as a media root (`egoworld.media.confine`);
+    ``extra``: files inside the episode folder (the digital-twin mesh)."""
     path = _video_path(video_dir, participant, video)
     if path is None or video_dir is None:
-        return EpisodeMedia()
-    return EpisodeMedia(video=path, roots=(os.path.realpath(video_dir),))
+        return EpisodeMedia(extra=extra or {})
+    return EpisodeMedia(video=path, roots=(os.path.realpath(video_dir),), extra=extra or {})
 
 
 def iter_hd_epic_episodes(
-    root: str | Path, videos: list[str] | None = None, video_dir: str | Path | None = None
+    root: str | Path,
+    videos: list[str] | None = None,
+    video_dir: str | Path | None = None,
+    mask_report: MaskReport | None = None,
 ) -> Iterator[Episode]:
-    """Episodes for ``videos`` (default: every video in assoc_info.json), in file order."""
+    """Episodes for ``videos`` (default: every video in assoc_info.json), in file order; what joining
+    ``mask_info.json`` found is added to ``mask_report``."""
     root = Path(root)
     durations = read_durations(root / DURATIONS)
     objects, _ = load_assoc_info(root / ASSOC, durations)
@@ -97,6 +109,9 @@ def iter_hd_epic_episodes(
             f"{root / ASSOC}: no video {', '.join(unknown[:5])} (ids look like P01-20240202-110250)"
         )
     assoc_sha = sha256_file(root / ASSOC)
+    masks = load_mask_info(root / MASKS, set(wanted)) if (root / MASKS).is_file() else None
+    mask_sha = sha256_file(root / MASKS) if masks is not None else None
+    mask_report = mask_report if mask_report is not None else MaskReport()
     twins: dict[str, list[Fixture]] = {}
     activities: dict[str, dict[str, list[dict]]] = {}
     for video in wanted:
@@ -106,9 +121,18 @@ def iter_hd_epic_episodes(
             glb = root / "digital-twin" / f"{participant}_final.glb"
             twins[participant] = load_digital_twin(glb, participant) if glb.is_file() else []
             activities[participant] = _activities(root, participant, durations)
+        extra = {}
         if twins[participant]:
             rel = f"digital-twin/{participant}_final.glb"
             files[rel] = sha256_file(root / rel)
+            extra["mesh"] = MESH_FILE
+        video_objects = list(objects[video])
+        if masks is not None:
+            files[MASKS] = mask_sha
+            fixture_ids = {f.id for f in twins[participant]}
+            video_objects = locate_movements(
+                video, video_objects, masks.get(video, {}), fixture_ids, HD_EPIC_FPS, mask_report
+            )
         camera = poses = None
         inter = root / "intermediate-data" / participant / video
         if (inter / "device_calibration.json").is_file() and (inter / "framewise_info.jsonl").is_file():
@@ -127,8 +151,8 @@ def iter_hd_epic_episodes(
             camera=camera,
             poses=poses,
             fixtures=tuple(twins[participant]),
-            objects=tuple(objects[video]),
-            media=_media(Path(video_dir) if video_dir else None, participant, video),
+            objects=tuple(video_objects),
+            media=_media(Path(video_dir) if video_dir else None, participant, video, extra),
             source={"loader": "hd-epic", "files": files},
             meta=meta,
         )
@@ -137,8 +161,16 @@ def iter_hd_epic_episodes(
 def import_hd_epic(
     root: str | Path, out: str | Path, videos: list[str] | None = None, video_dir: str | Path | None = None
 ) -> tuple[list[Path], TrackReport]:
-    """Write one episode folder per video under ``out``; returns the folders and the track report."""
+    """Write one episode folder per video under ``out`` (with a copy of the kitchen's digital twin where
+    there is one); returns the folders and the track report (``report.masks``: the mask_info join)."""
     root, out = Path(root), Path(out)
     _, report = load_assoc_info(root / ASSOC, read_durations(root / DURATIONS))
-    folders = [save_episode(ep, out / ep.id) for ep in iter_hd_epic_episodes(root, videos, video_dir)]
+    report.masks = MaskReport() if (root / MASKS).is_file() else None
+    folders = []
+    for ep in iter_hd_epic_episodes(root, videos, video_dir, report.masks):
+        folder = save_episode(ep, out / ep.id)
+        if ep.media.extra.get("mesh"):
+            participant = ep.meta["participant"]
+            shutil.copyfile(root / "digital-twin" / f"{participant}_final.glb", folder / MESH_FILE)
+        folders.append(folder)
     return folders, report

@@ -5,7 +5,7 @@ Each association is one object (id = association id, ``name`` kept as annotated,
 ``category`` = the name without its instance number; unnamed objects — ``Track N`` (135) and
 ``Track N (skipped)`` (1,178) — get category ``unknown`` and ``meta["unnamed"]`` / ``meta["skipped"]``); each
 track is one movement (id = track id, mask ids in ``meta["masks"]``). The file carries times only, no
-3D positions or fixtures (those are in ``mask_info.json``, not available here).
+3D positions or fixtures (those are in ``mask_info.json``, joined by `egoworld.world.hd_epic.masks`).
 
 Quirks handled (counts for the public file in `TrackReport`): tracks out of time order are sorted by
 (start, end); tracks that overlap another track of the same object are kept as annotated (the object is
@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 from egoworld.common.files import InputFileError, open_text, read_json
 from egoworld.common.numbers import parse_number
@@ -43,6 +44,7 @@ class TrackReport:
     dropped: list[tuple[str, str]] = field(default_factory=list)
     unnamed_objects: int = 0  # named "Track N"
     skipped_objects: int = 0  # named "Track N (skipped)"
+    masks: Any = None  # a MaskReport when mask_info.json was joined (egoworld.world.hd_epic.masks)
 
 
 def category_of(name: str) -> str:
