@@ -15,6 +15,17 @@ import numpy as np  # noqa: E402
 from egoworld.report.tables import task_columns  # noqa: E402
 
 
+def section_plot_path(out: Path, stem: str, run_dirs: Sequence[str | Path]) -> Path:
+    """``out/plots/STEM_<digest>.png``: one name per set of runs, so two report sections of one benchmark
+    (two builds, two settings) never overwrite each other's plot."""
+    import hashlib
+
+    digest = hashlib.sha256("\n".join(str(Path(d).resolve()) for d in run_dirs).encode()).hexdigest()[:10]
+    path = Path(out) / "plots" / f"{stem}_{digest}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def task_bars(summaries: Sequence[dict[str, Any]], labels: Sequence[str], path: Path) -> Path:
     cols = [*task_columns(summaries), "Overall"]
     width = 0.8 / max(1, len(summaries))
