@@ -35,6 +35,7 @@ EXTENSIONS = (
     "egoworld.benchmarks.beyond3d.cli",
     "egoworld.benchmarks.vsi_wild.cli",
     "egoworld.benchmarks.explore.cli",
+    "egoworld.view.cli",
 )
 
 console = Console(stderr=True)

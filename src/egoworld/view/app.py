@@ -1,0 +1,413 @@
+"""The `egoworld view` web app (Starlette + Jinja2): overview, sample list, sample page, compare, human
+review and human answers. Every string from a file or a model goes through Jinja2's autoescaping."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from egoworld.scoring.extract import letters_for
+from egoworld.view import detail as details
+from egoworld.view import stats
+from egoworld.view.human import HumanRun
+from egoworld.view.media import MediaSource, media_file
+from egoworld.view.queries import SampleFilter, list_samples
+from egoworld.view.review import DECISIONS, ReviewLog
+from egoworld.view.workspace import VERDICTS, BenchView, Workspace
+
+STATIC = Path(__file__).parent / "static"
+
+
+class _NotFound(Exception):
+    pass
+
+
+def _env() -> Environment:
+    env = Environment(
+        loader=PackageLoader("egoworld.view", "templates"), autoescape=select_autoescape(["html"])
+    )
+    env.filters["pct"] = lambda v, d=1: "—" if v is None else f"{float(v):.{d}f}"
+    env.filters["clock"] = lambda v: "" if v is None else time.strftime("%H:%M:%S", time.gmtime(float(v)))
+    env.globals["letters_for"] = letters_for
+    env.globals["urlencode"] = urlencode
+    return env
+
+
+class _Token(BaseHTTPMiddleware):
+    """With ``--host`` open beyond this machine: every request carries ``?token=`` or the cookie it sets."""
+
+    def __init__(self, app: Any, token: str):
+        super().__init__(app)
+        self.token = token
+
+    async def dispatch(self, request: Request, call_next: Any) -> Response:
+        given = request.query_params.get("token") or request.cookies.get("egoworld_token")
+        if not given or not secrets.compare_digest(given, self.token):
+            return HTMLResponse("forbidden: open the URL with ?token=… that `egoworld view` printed", 403)
+        response = await call_next(request)
+        if request.query_params.get("token"):
+            response.set_cookie("egoworld_token", self.token, httponly=True, samesite="strict")
+        return response
+
+
+class ViewApp:
+    """Routes over one `Workspace`; optional review log (``--review``) or human run (``--answer``)."""
+
+    def __init__(
+        self,
+        workspace: Workspace | None,
+        *,
+        review: ReviewLog | None = None,
+        review_bench: str | None = None,
+        human: HumanRun | None = None,
+        token: str | None = None,
+    ):
+        self.ws = workspace
+        self.review = review
+        self.review_bench = review_bench
+        self.human = human
+        self.media = MediaSource()
+        self.env = _env()
+        self._plots: dict[tuple[str, bool], bytes] = {}
+        routes = [
+            Route("/", self.overview),
+            Route("/plot/{bench}.png", self.plot),
+            Route("/b/{bench}/samples", self.samples),
+            Route("/b/{bench}/s/{sample:path}", self.sample),
+            Route("/b/{bench}/compare", self.compare),
+            Route("/b/{bench}/video/{sample:path}", self.video),
+            Route("/b/{bench}/image/{k:int}/{sample:path}", self.image),
+            Route("/b/{bench}/listed/{k:int}/{sample:path}", self.listed),
+            Route("/r/{run}/part/{sha}/{sample:path}", self.sent_part),
+            Route("/review/{bench}/{sample:path}", self.review_post, methods=["POST"]),
+            Route("/answer", self.answer_page),
+            Route("/answer", self.answer_post, methods=["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+        middleware = [Middleware(_Token, token=token)] if token else []
+
+        @contextlib.asynccontextmanager
+        async def lifespan(app: Starlette) -> AsyncIterator[None]:
+            yield
+            self.close()
+
+        self.app = Starlette(
+            routes=routes,
+            middleware=middleware,
+            lifespan=lifespan,
+            exception_handlers={_NotFound: _not_found, HTTPException: _http_error},
+        )
+
+    def close(self) -> None:
+        self.media.close()
+        if self.review:
+            self.review.close()
+        if self.human:
+            self.human.close()
+
+    # -- helpers ------------------------------------------------------------------------------------------
+    def render(self, name: str, **ctx: Any) -> HTMLResponse:
+        ctx.setdefault("ws", self.ws)
+        ctx.setdefault("review_mode", self.review is not None)
+        ctx.setdefault("answer_mode", self.human is not None)
+        return HTMLResponse(self.env.get_template(name).render(**ctx))
+
+    def _bench(self, request: Request) -> BenchView:
+        if self.ws is None:
+            raise _NotFound("no benchmarks in answer mode")
+        try:
+            return self.ws.bench(request.path_params["bench"])
+        except KeyError as exc:
+            raise _NotFound(f"no benchmark {request.path_params['bench']!r}") from exc
+
+    def _sample(self, bv: BenchView, request: Request):
+        sid = request.path_params["sample"]
+        try:
+            return bv.bench.sample(sid)
+        except KeyError as exc:
+            raise _NotFound(f"no sample {sid!r} in {bv.bench.name}") from exc
+
+    def _reviews(self, bv: BenchView) -> dict[str, dict[str, Any]] | None:
+        if self.review is None or bv.id != self.review_bench:
+            return None
+        return self.review.current()
+
+    # -- pages --------------------------------------------------------------------------------------------
+    async def overview(self, request: Request) -> Response:
+        if self.ws is None:
+            return RedirectResponse("/answer", 303)
+        common = request.query_params.get("common") == "1"
+        blocks = []
+        for bv in self.ws.benches.values():
+            differ = stats.question_sets_differ(bv)
+            blocks.append(
+                {
+                    "bv": bv,
+                    "differ": differ,
+                    "table": stats.overview(bv, common and differ) if bv.runs else None,
+                    "sets": [(r, len(stats.answered_ids(r))) for r in bv.runs],
+                }
+            )
+        return self.render("overview.html", blocks=blocks, common=common)
+
+    async def plot(self, request: Request) -> Response:
+        bv = self._bench(request)
+        common = request.query_params.get("common") == "1" and stats.question_sets_differ(bv)
+        key = (bv.id, common)
+        if key not in self._plots:
+            self._plots[key] = _overview_plot(bv, stats.overview(bv, common))
+        return Response(self._plots[key], media_type="image/png")
+
+    async def samples(self, request: Request) -> Response:
+        bv = self._bench(request)
+        f = SampleFilter.from_query(request.query_params)
+        reviews = self._reviews(bv)
+        page = list_samples(
+            bv, f, {k: v["decision"] for k, v in reviews.items()} if reviews is not None else None
+        )
+        return self.render(
+            "samples.html",
+            bv=bv,
+            f=f,
+            page=page,
+            verdicts=VERDICTS,
+            groups=bv.groups(),
+            videos=sorted({s.cluster_id for s in bv.bench.samples}),
+            reviewing=reviews is not None,
+        )
+
+    async def sample(self, request: Request) -> Response:
+        bv = self._bench(request)
+        s = self._sample(bv, request)
+        runs = [details.run_detail(r, s) for r in bv.runs]
+        listed = _listed_descr(s)
+        reviews = self._reviews(bv)
+        ids = [x.id for x in bv.bench.samples]
+        i = ids.index(s.id)
+        return self.render(
+            "sample.html",
+            bv=bv,
+            s=s,
+            runs=runs,
+            gold=details.gold_text(s),
+            query_time=details.query_time(s),
+            listed=listed,
+            trajectory=details.trajectory(bv, s),
+            scene=details.explore_scene(s),
+            review=(reviews or {}).get(s.id) if reviews is not None else None,
+            reviewing=reviews is not None,
+            history=self.review.history(s.id) if reviews is not None and self.review else [],
+            decisions=DECISIONS,
+            prev_id=ids[i - 1] if i > 0 else None,
+            next_id=ids[i + 1] if i + 1 < len(ids) else None,
+        )
+
+    async def compare(self, request: Request) -> Response:
+        bv = self._bench(request)
+        chosen = request.query_params.getlist("runs") or [r.id for r in bv.runs]
+        runs = [r for r in bv.runs if r.id in chosen]
+        return self.render(
+            "compare.html",
+            bv=bv,
+            runs=runs,
+            chosen=set(chosen),
+            paired=stats.paired(bv, runs),
+            confusions=stats.confusions(bv, runs),
+            orders=stats.order_accuracy(runs),
+            videos=stats.per_video(bv, runs),
+            differ=len({frozenset(stats.answered_ids(r)) for r in runs}) > 1,
+        )
+
+    # -- media --------------------------------------------------------------------------------------------
+    def _bench_any(self, request: Request):
+        if self.ws is not None:
+            bv = self._bench(request)
+            return bv.bench, self._sample(bv, request)
+        assert self.human is not None
+        if request.path_params["bench"] != "answer":
+            raise _NotFound("unknown benchmark")
+        try:
+            return self.human.bench, self.human.sample(request.path_params["sample"])
+        except KeyError as exc:
+            raise _NotFound("unknown sample") from exc
+
+    async def video(self, request: Request) -> Response:
+        bench, s = self._bench_any(request)
+        path = media_file(bench, s, "video")
+        if path is None:
+            raise _NotFound("this sample has no video file")
+        return FileResponse(path, media_type="video/mp4")
+
+    async def image(self, request: Request) -> Response:
+        bench, s = self._bench_any(request)
+        path = media_file(bench, s, "image", request.path_params["k"])
+        if path is None:
+            raise _NotFound("no such image")
+        return FileResponse(path)
+
+    def listed(self, request: Request) -> Response:
+        bench, s = self._bench_any(request)
+        parts = self.media.listed(bench, s)
+        k = request.path_params["k"]
+        if not 0 <= k < len(parts):
+            raise _NotFound("no such frame")
+        return Response(parts[k].load(), media_type=parts[k].mime)
+
+    def sent_part(self, request: Request) -> Response:
+        if self.ws is None or request.path_params["run"] not in self.ws.runs:
+            raise _NotFound("unknown run")
+        run = self.ws.runs[request.path_params["run"]]
+        bv = self.ws.bench_of(run)
+        s = self._sample(bv, request)
+        got = self.media.sent_part(bv.bench, s, run.manifest.get("inputs") or {}, request.path_params["sha"])
+        if got is None:
+            raise _NotFound("that part could not be rebuilt (media or settings changed since the run)")
+        return Response(got[0], media_type=got[1])
+
+    # -- human review -------------------------------------------------------------------------------------
+    async def review_post(self, request: Request) -> Response:
+        bv = self._bench(request)
+        s = self._sample(bv, request)
+        if self.review is None or bv.id != self.review_bench:
+            return JSONResponse({"error": "not reviewing this benchmark (start with --review NAME)"}, 400)
+        body = await request.json()
+        action = str(body.get("decision", ""))
+        if action == "undo":
+            self.review.undo(s.id)
+        elif action in DECISIONS:
+            self.review.decide(s.id, action, str(body.get("reason", ""))[:2000])
+        else:
+            return JSONResponse({"error": f"unknown decision {action!r}"}, 400)
+        return JSONResponse({"state": self.review.current().get(s.id)})
+
+    # -- human answers ------------------------------------------------------------------------------------
+    async def answer_page(self, request: Request) -> Response:
+        if self.human is None:
+            raise _NotFound("start with --answer NAME to answer questions")
+        s = self.human.next_sample()
+        done, total = self.human.progress()
+        if s is None:
+            return self.render("answer.html", s=None, done=done, total=total, out=self.human.out)
+        return self.render(
+            "answer.html",
+            s=s,
+            done=done,
+            total=total,
+            out=self.human.out,
+            query_time=details.query_time(s),
+            listed=_listed_descr(s),
+            started=time.time(),
+        )
+
+    async def answer_post(self, request: Request) -> Response:
+        if self.human is None:
+            raise _NotFound("not in answer mode")
+        body = await request.json()
+        try:
+            took = time.time() - float(body.get("started") or time.time())
+            self.human.answer(str(body.get("sample", "")), str(body.get("answer", "")), max(0.0, took))
+        except (KeyError, ValueError) as exc:
+            return JSONResponse({"error": str(exc)}, 400)
+        done, total = self.human.progress()
+        return JSONResponse({"done": done, "total": total})
+
+
+def _listed_descr(s: Any) -> list[dict[str, Any]]:
+    """What `MediaSource.listed` returns for a sample, described for the template (same order)."""
+    out: list[dict[str, Any]] = []
+    if s.media.video is None and not s.media.images:
+        return out
+    if s.media.frames or s.media.video is None:
+        for k, f in enumerate(s.media.frames, start=1):
+            out.append(
+                {
+                    "label": f.label or f"Frame {k}",
+                    "role": f.role or "frame",
+                    "marker": f.marker,
+                    "time_s": f.time_s,
+                    "index": f.index,
+                }
+            )
+    else:
+        marks = [f.marker for f in s.media.frames if f.marker is not None]
+        out.append(
+            {
+                "label": "last frame (query time)",
+                "role": "last-frame",
+                "marker": marks[-1] if marks else None,
+                "time_s": None,
+                "index": None,
+            }
+        )
+    for img in s.media.images:
+        out.append(
+            {
+                "label": img.label or Path(img.path).name,
+                "role": "image",
+                "marker": None,
+                "time_s": None,
+                "index": None,
+            }
+        )
+    return out
+
+
+def _overview_plot(bv: BenchView, table: dict[str, Any]) -> bytes:
+    from egoworld.report.plots import task_bars
+
+    sums, labels = [], []
+    for row in table["rows"]:
+        tasks = {}
+        for t in table["tasks"]:
+            c = row["cells"].get(t)
+            if c:
+                tasks[t] = {
+                    "metric": "v",
+                    "v": c["value"],
+                    "ci95": [c["lo"], c["hi"]],
+                    "chance": table["chance"].get(t),
+                }
+        o = row["cells"].get("Overall") or {}
+        sums.append(
+            {
+                "benchmark": bv.bench.name,
+                "task_order": table["tasks"],
+                "tasks": tasks,
+                "overall": o.get("value"),
+                "overall_ci95": [o.get("lo"), o.get("hi")],
+            }
+        )
+        labels.append(row["run"].label)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = task_bars(sums, labels, Path(tmp) / "bars.png")
+        return path.read_bytes()
+
+
+def create_app(view: ViewApp) -> Starlette:
+    return view.app
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return HTMLResponse(f"<h1>not found</h1><p>{escape(str(exc))}</p>", 404)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return HTMLResponse(escape(str(exc.detail)), exc.status_code)
