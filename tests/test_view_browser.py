@@ -90,9 +90,6 @@ def test_sample_list_filter_frames_and_video_seek(server, browser, world) -> Non
     page.click("[data-testid=common-toggle]")
     assert "questions all of them answered" in page.inner_text("body")
     _no_xss(page)
-    if (REPO / "docs").is_dir():
-        page.goto(server + "/")
-        page.screenshot(path=str(REPO / "docs" / "view-overview.png"), full_page=False)
     page.click("nav a:has-text('viewtoy')")
     assert "18 questions" in page.inner_text("[data-testid=count]")
     page.select_option("select[name=task]", "DIR")
@@ -115,6 +112,9 @@ def test_sample_list_filter_frames_and_video_seek(server, browser, world) -> Non
     )
     assert len(imgs) >= 1 + 2 * 5, imgs  # listed query frame + 2 runs × (4 sampled + 1 listed)
     assert all(w and w > 0 for _, w in imgs), imgs
+    if (REPO / "docs").is_dir():  # the README's screenshot
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(REPO / "docs" / "view-sample.png"))
     page.wait_for_function("document.getElementById('player').dataset.seeked !== undefined", timeout=15000)
     page.wait_for_function("!document.getElementById('player').seeking", timeout=15000)
     t = page.evaluate("document.getElementById('player').currentTime")
@@ -187,7 +187,6 @@ def test_human_answers_are_scored(world, browser, tmp_path) -> None:
         page = browser.new_page()
         page.goto(url)
         body = page.inner_text("main")
-        print(body)
         assert page.locator("[data-testid=gold]").count() == 0
         assert "Gold" not in body and "correct" not in body and "score" not in body.replace(str(out), "")
         for expected in ("dir-00", "dir-01", "count-00"):

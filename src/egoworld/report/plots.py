@@ -69,7 +69,7 @@ def task_bars(summaries: Sequence[dict[str, Any]], labels: Sequence[str], path: 
     ax.set_ylabel("score (%)")
     ax.set_ylim(0, 105)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    ax.set_title("Per-task scores (95 % cluster-bootstrap CI; dashed: chance)")
+    ax.set_title("Per-task scores (95 % CI; dashed: chance)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

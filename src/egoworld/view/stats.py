@@ -173,7 +173,7 @@ def order_accuracy(runs: list[RunView]) -> list[dict[str, Any]]:
             k = _scale(run)
             orders = sorted(per)
             vals = [k * float(np.mean(per[o])) for o in orders]
-            out.append({"run": run, "orders": orders, "values": vals, "spread": max(vals) - min(vals)})
+            out.append({"run": run, "orders": orders, "scores": vals, "spread": max(vals) - min(vals)})
     return out
 
 
