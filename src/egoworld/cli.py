@@ -300,6 +300,7 @@ def run(
     except (InputFileError, ValueError, RuntimeError) as exc:
         _fail(exc)
     console.print(summary.line())
+    print_error_reasons(out)
     if summary.errors or summary.blocked:
         console.print("[yellow]some requests failed; rerun the same command to retry them[/]")
         raise typer.Exit(EXIT_INCOMPLETE)
@@ -326,6 +327,17 @@ def score(
     except (InputFileError, ValueError, FileNotFoundError) as exc:
         _fail(exc)
     print(summary_line(summary))
+    if summary.get("errors"):
+        from egoworld.common.files import iter_jsonl
+        from egoworld.common.progress import format_reasons, top_reasons
+        from egoworld.scoring.score import SCORES_JSONL
+
+        failed = [
+            r.get("error") or "" for _, r in iter_jsonl(run_dir / SCORES_JSONL) if r.get("status") == "error"
+        ]
+        console.print(
+            format_reasons(top_reasons(failed), len(failed)), highlight=False, markup=False, soft_wrap=True
+        )
 
 
 @app.command("report")
@@ -379,6 +391,22 @@ def demo(
     except (InputFileError, ValueError, FileNotFoundError) as exc:
         _fail(exc)
     console.print(f"demo report: {index}")
+
+
+def print_error_reasons(run_dir: Path) -> None:
+    """After a run: the most frequent reasons of the requests that still fail (nothing when none do)."""
+    from egoworld.common.progress import format_reasons, top_reasons
+    from egoworld.runner.config import STORE_FILE
+    from egoworld.runner.store import ResponseStore
+
+    if not (run_dir / STORE_FILE).is_file():
+        return
+    with ResponseStore(run_dir / STORE_FILE, readonly=True) as store:
+        failed = store.planned_errors()
+    if failed:
+        console.print(
+            format_reasons(top_reasons(failed), len(failed)), highlight=False, markup=False, soft_wrap=True
+        )
 
 
 def _register_extensions() -> None:
