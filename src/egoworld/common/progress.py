@@ -29,6 +29,7 @@ class PlainProgress:
         self.stream = stream or sys.stderr
         self.every = every if every is not None else float(os.environ.get(EVERY_ENV, "10") or 10)
         self.tasks: dict[int, dict[str, Any]] = {}
+        self._ids = 0
 
     def __enter__(self) -> PlainProgress:
         return self
@@ -37,13 +38,18 @@ class PlainProgress:
         for tid in self.tasks:
             self._print(tid)
 
-    def add_task(self, description: str, total: float | None = None, **fields: Any) -> int:
-        tid = len(self.tasks)
+    def add_task(
+        self, description: str, total: float | None = None, completed: float = 0, **fields: Any
+    ) -> int:
+        tid = self._ids
+        self._ids += 1
         now = time.monotonic()
+        if fields.pop("visible", True) is False:
+            return tid  # hidden on a terminal: no lines either
         self.tasks[tid] = {
             "description": description,
             "total": total,
-            "done": 0.0,
+            "done": float(completed),
             "start": now,
             "last": now,
             "fields": fields,
@@ -53,9 +59,21 @@ class PlainProgress:
     def advance(self, task: int, advance: float = 1) -> None:
         self.update(task, advance=advance)
 
-    def update(self, task: int, *, advance: float = 0, completed: float | None = None, **fields: Any) -> None:
-        t = self.tasks[task]
+    def update(
+        self,
+        task: int,
+        *,
+        advance: float = 0,
+        completed: float | None = None,
+        total: float | None = None,
+        **fields: Any,
+    ) -> None:
+        t = self.tasks.get(task)
+        if t is None:
+            return
         t["done"] = completed if completed is not None else t["done"] + advance
+        if total is not None:
+            t["total"] = total
         t["fields"].update(fields)
         now = time.monotonic()
         if now - t["last"] >= self.every:
@@ -108,14 +126,28 @@ def progress_bar(enabled: bool = True, *, stream: TextIO | None = None) -> Any:
     if not (hasattr(stream, "isatty") and stream.isatty()):
         return PlainProgress(stream)
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class Status(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            return Text(str(task.fields.get("status", "")))
 
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        TimeElapsedColumn(),
         TimeRemainingColumn(),
-        TextColumn("{task.fields[status]}"),
+        Status(),
         console=Console(file=stream),
         transient=False,
     )
