@@ -184,3 +184,41 @@ def test_section_plots_get_distinct_names(tmp_path) -> None:
     b = section_plot_path(tmp_path, "beyond3d_cumulative", [tmp_path / "r3"])
     assert a != b and a.parent == b.parent == tmp_path / "plots"
     assert a == section_plot_path(tmp_path, "beyond3d_cumulative", [tmp_path / "r1", tmp_path / "r2"])
+
+
+def test_report_static_sample_pages_are_self_contained(world, tmp_path) -> None:
+    import re
+    import shutil
+
+    from egoworld.report.build import build_report
+
+    framed = run_model(
+        world["bench"],
+        tmp_path / "framed",
+        "framed",
+        scripted=Scripted("framed"),
+        setting="frames",
+        frames=4,
+        max_pixels=64 * 48,
+        tasks=["DIR"],
+    )
+    report = tmp_path / "report"
+    index = build_report([world["gold"], world["mixed"], framed], report)
+    page = index.read_text()
+    assert "different question sets" in page and "95 % cluster-bootstrap CIs" in page
+    assert (report / "viewtoy_ci95.csv").read_text().splitlines()[-1].startswith("chance,25.00")
+    moved = tmp_path / "elsewhere" / "copy"
+    shutil.copytree(report, moved)
+    shutil.rmtree(report)
+    htmls = list(moved.rglob("*.html"))
+    assert len(list((moved / "samples").rglob("*.html"))) == 18
+    for h in htmls:
+        for link in re.findall(r'(?:href|src)="([^"#]+)"', h.read_text()):
+            assert not link.startswith(("/", "file:", "http")), (h, link)
+            assert (h.parent / link).resolve().is_file(), (h, link)  # resolves inside the copy
+    samples = next((moved / "runs").glob("*framed*/samples.html")).read_text()
+    assert 'href="../../samples/viewtoy/dir-04.html"' in samples
+    dir04 = (moved / "samples" / "viewtoy" / "dir-04.html").read_text()
+    thumbs = re.findall(r'src="(\.\./\.\./thumbs/[0-9a-f]+\.jpg)"', dir04)
+    assert len(thumbs) == 5  # 4 sampled frames + the listed query frame
+    assert "rule" in dir04.lower() and "Gold: <b>A) front-left</b>" in dir04
