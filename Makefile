@@ -19,7 +19,7 @@ $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
 
 # the demo renders videos (PyAV) and scores EXPLORE (spaCy + Sentence-BERT, which need torch)
-DEMO_EXTRAS ?= video,explore
+DEMO_EXTRAS ?= video,explore,view
 
 $(VENV)/.installed: pyproject.toml | $(VENV)/bin/activate
 	$(PIP) install -q '$(TORCH)'
@@ -36,6 +36,7 @@ install-test: $(VENV)/.installed-test
 
 demo: install
 	$(VENV)/bin/egoworld demo --out $(DEMO_OUT)
+	@echo "look at the results: $(VENV)/bin/egoworld view $(DEMO_OUT)"
 
 # browser tests drive Debian's chromium (never `playwright install`, which downloads a browser)
 chromium:

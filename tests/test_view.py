@@ -222,3 +222,41 @@ def test_report_static_sample_pages_are_self_contained(world, tmp_path) -> None:
     thumbs = re.findall(r'src="(\.\./\.\./thumbs/[0-9a-f]+\.jpg)"', dir04)
     assert len(thumbs) == 5  # 4 sampled frames + the listed query frame
     assert "rule" in dir04.lower() and "Gold: <b>A) front-left</b>" in dir04
+
+
+def test_audit_marks_feed_beyond3d_audit(tmp_path) -> None:
+    import csv
+
+    from typer.testing import CliRunner
+
+    from egoworld.cli import app
+    from egoworld.media.testvideo import write_counter_video
+    from egoworld.view.app import ViewApp, create_app
+    from egoworld.view.audit import AuditSession
+    from egoworld.world import EpisodeMedia, save_episode
+    from test_beyond3d_tracks import hand_made_episode
+
+    world = tmp_path / "world" / "hand"
+    save_episode(hand_made_episode(EpisodeMedia(video="video.mp4")), world)
+    write_counter_video(world / "video.mp4", frames=600, fps=10, size=(160, 120))
+    marks = tmp_path / "marks.csv"
+    session = AuditSession([tmp_path / "world"], "ana", marks, per_episode=6, seed=1)
+    assert [it.key for it in session.items] == [
+        it.key
+        for it in AuditSession([tmp_path / "world"], "x", tmp_path / "m2.csv", per_episode=6, seed=1).items
+    ]  # seeded: the same items for everyone
+    with starlette_testclient.TestClient(create_app(ViewApp(None, audit=session))) as client:
+        for k in range(6):
+            page = client.get("/audit")
+            assert f'src="/audit/frame/{k}"' in page.text
+            assert client.get(f"/audit/frame/{k}").content[:4] == b"\x89PNG"
+            assert client.post("/audit", json={"index": k, "visible": k % 2 == 0}).status_code == 200
+        assert "All items are marked" in client.get("/audit").text
+        assert client.post("/audit", json={"index": 99, "visible": True}).status_code == 400
+    rows = list(csv.DictReader(marks.open()))
+    assert len(rows) == 6 and {r["reviewer"] for r in rows} == {"ana"}
+    res = CliRunner().invoke(
+        app, ["beyond3d", "audit", "--world", str(tmp_path / "world"), "--marks", str(marks)]
+    )
+    assert res.exit_code == 0, res.output
+    assert "Table 5" in res.output and "Balanced acc." in res.output

@@ -391,6 +391,9 @@ def demo(
     except (InputFileError, ValueError, FileNotFoundError) as exc:
         _fail(exc)
     console.print(f"demo report: {index}")
+    console.print(
+        f"look at every sample in the browser: egoworld view {out}", highlight=False, soft_wrap=True
+    )
 
 
 def print_error_reasons(run_dir: Path) -> None:

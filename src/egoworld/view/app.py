@@ -77,12 +77,14 @@ class ViewApp:
         review: ReviewLog | None = None,
         review_bench: str | None = None,
         human: HumanRun | None = None,
+        audit: Any = None,
         token: str | None = None,
     ):
         self.ws = workspace
         self.review = review
         self.review_bench = review_bench
         self.human = human
+        self.audit = audit
         self.media = MediaSource()
         self.env = _env()
         self._plots: dict[tuple[str, bool], bytes] = {}
@@ -99,6 +101,9 @@ class ViewApp:
             Route("/review/{bench}/{sample:path}", self.review_post, methods=["POST"]),
             Route("/answer", self.answer_page),
             Route("/answer", self.answer_post, methods=["POST"]),
+            Route("/audit", self.audit_page),
+            Route("/audit", self.audit_post, methods=["POST"]),
+            Route("/audit/frame/{index:int}", self.audit_frame),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
         middleware = [Middleware(_Token, token=token)] if token else []
@@ -121,6 +126,8 @@ class ViewApp:
             self.review.close()
         if self.human:
             self.human.close()
+        if self.audit:
+            self.audit.close()
 
     # -- helpers ------------------------------------------------------------------------------------------
     def render(self, name: str, **ctx: Any) -> HTMLResponse:
@@ -152,7 +159,7 @@ class ViewApp:
     # -- pages --------------------------------------------------------------------------------------------
     async def overview(self, request: Request) -> Response:
         if self.ws is None:
-            return RedirectResponse("/answer", 303)
+            return RedirectResponse("/audit" if self.audit else "/answer", 303)
         common = request.query_params.get("common") == "1"
         blocks = []
         for bv in self.ws.benches.values():
@@ -327,6 +334,41 @@ class ViewApp:
             return JSONResponse({"error": str(exc)}, 400)
         done, total = self.human.progress()
         return JSONResponse({"done": done, "total": total})
+
+    # -- Beyond3D audit marks -----------------------------------------------------------------------------
+    async def audit_page(self, request: Request) -> Response:
+        if self.audit is None:
+            raise _NotFound("start with --audit NAME to mark visibility")
+        nxt = self.audit.next_item()
+        done, total = self.audit.progress()
+        return self.render(
+            "audit.html",
+            item=nxt[1] if nxt else None,
+            index=nxt[0] if nxt else None,
+            done=done,
+            total=total,
+            marks=self.audit.marks,
+        )
+
+    async def audit_post(self, request: Request) -> Response:
+        if self.audit is None:
+            raise _NotFound("not in audit mode")
+        body = await request.json()
+        try:
+            index = int(body["index"])
+            if not 0 <= index < len(self.audit.items):
+                raise ValueError(f"no item {index}")
+            self.audit.mark(index, bool(body["visible"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            return JSONResponse({"error": str(exc)}, 400)
+        done, total = self.audit.progress()
+        return JSONResponse({"done": done, "total": total})
+
+    def audit_frame(self, request: Request) -> Response:
+        if self.audit is None or not 0 <= request.path_params["index"] < len(self.audit.items):
+            raise _NotFound("no such audit item")
+        data, mime = self.audit.frame(request.path_params["index"])
+        return Response(data, media_type=mime)
 
 
 def _listed_descr(s: Any) -> list[dict[str, Any]]:

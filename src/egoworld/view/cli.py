@@ -49,11 +49,21 @@ def view_cmd(
         int | None, typer.Option(help="--answer: the first N questions of each task.")
     ] = None,
     limit: Annotated[int | None, typer.Option(help="--answer: the first N questions.")] = None,
+    audit: Annotated[
+        str | None,
+        typer.Option(help="Mark object visibility in the world folders PATH… as NAME (Beyond3D audit)."),
+    ] = None,
+    marks: Annotated[
+        Path | None, typer.Option(help="--audit: marks CSV to append to (default marks-NAME.csv).")
+    ] = None,
+    per_episode: Annotated[int, typer.Option(help="--audit: items sampled per episode.")] = 20,
+    seed: Annotated[int, typer.Option(help="--audit: seed of the sampled items.")] = 0,
 ) -> None:
     """Look at benchmarks and runs in the browser: overview with CIs, sample list with filters, each sample's
-    exact inputs and every reply, run comparison; review questions (--review) or answer them (--answer).
+    exact inputs and every reply, run comparison; review questions (--review), answer them (--answer), or
+    mark object visibility for the Beyond3D audit (--audit; then `egoworld beyond3d audit --marks FILE`).
 
-    Example: egoworld view demo-out/runs demo-out/bench --port 8765
+    Example: egoworld view demo-out --port 8765
     """
     import secrets
 
@@ -61,10 +71,18 @@ def view_cmd(
     from egoworld.view.app import ViewApp, create_app
 
     try:
-        if review and answer:
-            raise ValueError("--review and --answer are separate sessions: pass one")
+        if sum(x is not None for x in (review, answer, audit)) > 1:
+            raise ValueError("--review, --answer and --audit are separate sessions: pass one")
         token = None if host in (LOCAL, "localhost") else secrets.token_urlsafe(16)
-        if answer:
+        if audit:
+            from egoworld.view.audit import AuditSession
+
+            session = AuditSession(
+                list(paths), audit, marks or Path(f"marks-{audit}.csv"), per_episode=per_episode, seed=seed
+            )
+            view = ViewApp(None, audit=session, token=token)
+            where = "/audit"
+        elif answer:
             from egoworld.view.human import HumanRun
 
             if len(paths) != 1:

@@ -29,6 +29,13 @@
       document.body.dataset.saved = String(Date.now());
     });
   });
+  document.querySelectorAll("button.mark").forEach(function (b) {
+    b.addEventListener("click", async function () {
+      const r = await fetch("/audit", {method: "POST", headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({index: parseInt(b.dataset.index, 10), visible: b.dataset.visible === "1"})});
+      if (r.ok) window.location.reload();
+    });
+  });
   const form = document.getElementById("answer-form");
   if (form) {
     form.addEventListener("submit", async function (e) {
