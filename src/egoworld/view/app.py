@@ -271,7 +271,10 @@ class ViewApp:
 
     def listed(self, request: Request) -> Response:
         bench, s = self._bench_any(request)
-        parts = self.media.listed(bench, s)
+        try:
+            parts = self.media.listed(bench, s)
+        except Exception as exc:  # a missing or unreadable video: say so in place of the image
+            raise _NotFound(f"could not decode the frames of {s.id}: {exc}") from exc
         k = request.path_params["k"]
         if not 0 <= k < len(parts):
             raise _NotFound("no such frame")
@@ -283,7 +286,12 @@ class ViewApp:
         run = self.ws.runs[request.path_params["run"]]
         bv = self.ws.bench_of(run)
         s = self._sample(bv, request)
-        got = self.media.sent_part(bv.bench, s, run.manifest.get("inputs") or {}, request.path_params["sha"])
+        try:
+            got = self.media.sent_part(
+                bv.bench, s, run.manifest.get("inputs") or {}, request.path_params["sha"]
+            )
+        except Exception as exc:  # a missing or unreadable video: say so in place of the image
+            raise _NotFound(f"could not rebuild the inputs of {s.id}: {exc}") from exc
         if got is None:
             raise _NotFound("that part could not be rebuilt (media or settings changed since the run)")
         return Response(got[0], media_type=got[1])
@@ -391,7 +399,7 @@ def _listed_descr(s: Any) -> list[dict[str, Any]]:
         marks = [f.marker for f in s.media.frames if f.marker is not None]
         out.append(
             {
-                "label": "last frame (query time)",
+                "label": "last frame of the clip",
                 "role": "last-frame",
                 "marker": marks[-1] if marks else None,
                 "time_s": None,

@@ -122,6 +122,8 @@ def run_detail(run: RunView, sample: Sample) -> RunDetail:
                 "letter": letter,
                 "parsed": option_text(sample, r.get("pred")),
                 "score": r.get("score"),
+                "prediction": r.get("prediction") if r.get("prediction") != r.get("raw") else None,
+                "objects": r.get("objects") if isinstance(r.get("objects"), list) else None,
                 "extra": {
                     k: v
                     for k, v in r.items()
