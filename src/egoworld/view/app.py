@@ -88,6 +88,9 @@ class ViewApp:
         self.media = MediaSource()
         self.env = _env()
         self._plots: dict[tuple[str, bool], bytes] = {}
+        self._sections: dict[str, list[Any]] = {}
+        self._plot_dir = tempfile.TemporaryDirectory(prefix="egoworld-view-")
+        (Path(self._plot_dir.name) / "plots").mkdir()
         routes = [
             Route("/", self.overview),
             Route("/plot/{bench}.png", self.plot),
@@ -105,6 +108,7 @@ class ViewApp:
             Route("/audit", self.audit_post, methods=["POST"]),
             Route("/audit/frame/{index:int}", self.audit_frame),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
+            Mount("/plots", StaticFiles(directory=Path(self._plot_dir.name) / "plots"), name="plots"),
         ]
         middleware = [Middleware(_Token, token=token)] if token else []
 
@@ -122,6 +126,7 @@ class ViewApp:
 
     def close(self) -> None:
         self.media.close()
+        self._plot_dir.cleanup()
         if self.review:
             self.review.close()
         if self.human:
@@ -170,9 +175,34 @@ class ViewApp:
                     "differ": differ,
                     "table": stats.overview(bv, common and differ) if bv.runs else None,
                     "sets": [(r, len(stats.answered_ids(r))) for r in bv.runs],
+                    "sections": self.sections(bv),
                 }
             )
         return self.render("overview.html", blocks=blocks, common=common)
+
+    def sections(self, bv: BenchView) -> list[Any]:
+        """The report's tables for this benchmark: Shuffle24 diagnostics and the plug-in's analyses."""
+        if bv.id not in self._sections:
+            from egoworld.benchmarks.registry import ReportSection, plugin_for
+            from egoworld.report import html, tables
+
+            out: list[Any] = []
+            if bv.runs:
+                sums = [r.summary for r in bv.runs]
+                labels = [r.label for r in bv.runs]
+                shuffle = tables.shuffle_table(sums, labels)
+                if len(shuffle) > 1:
+                    out.append(
+                        ReportSection("Shuffle24 (all 24 option orders)", "", html.table_html(shuffle))
+                    )
+                hook = plugin_for(bv.bench.name).report_sections
+                if hook is not None:
+                    try:
+                        out += hook(sums, [r.dir for r in bv.runs], labels, Path(self._plot_dir.name))
+                    except Exception as exc:  # an analysis that cannot run on these runs: say why
+                        out.append(ReportSection("Analyses", "", f"<p class=warn>{escape(str(exc))}</p>"))
+            self._sections[bv.id] = out
+        return self._sections[bv.id]
 
     async def plot(self, request: Request) -> Response:
         bv = self._bench(request)
