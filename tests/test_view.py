@@ -216,9 +216,12 @@ def test_report_static_sample_pages_are_self_contained(world, tmp_path) -> None:
         for link in re.findall(r'(?:href|src)="([^"#]+)"', h.read_text()):
             assert not link.startswith(("/", "file:", "http")), (h, link)
             assert (h.parent / link).resolve().is_file(), (h, link)  # resolves inside the copy
+    from egoworld.report.sample_pages import page_name
+
+    assert len({page_name(i) for i in ("a|b", "a_b", "x" * 70 + "1", "x" * 70 + "2")}) == 4
     samples = next((moved / "runs").glob("*framed*/samples.html")).read_text()
-    assert 'href="../../samples/viewtoy/dir-04.html"' in samples
-    dir04 = (moved / "samples" / "viewtoy" / "dir-04.html").read_text()
+    assert f'href="../../samples/viewtoy/{page_name("dir-04")}"' in samples
+    dir04 = (moved / "samples" / "viewtoy" / page_name("dir-04")).read_text()
     thumbs = re.findall(r'src="(\.\./\.\./thumbs/[0-9a-f]+\.jpg)"', dir04)
     assert len(thumbs) == 5  # 4 sampled frames + the listed query frame
     assert "rule" in dir04.lower() and "Gold: <b>A) front-left</b>" in dir04

@@ -22,7 +22,11 @@ THUMB_WIDTH = 160
 
 
 def page_name(sample_id: str) -> str:
-    return slug(sample_id)[:80] + ".html"
+    """A file name per sample id: readable, and unique even where ids differ only in characters a file
+    name cannot hold or beyond the readable prefix."""
+    import hashlib
+
+    return f"{slug(sample_id)[:60]}-{hashlib.sha256(sample_id.encode()).hexdigest()[:8]}.html"
 
 
 class Thumbs:

@@ -97,6 +97,7 @@ class ViewApp:
             Route("/b/{bench}/samples", self.samples),
             Route("/b/{bench}/s/{sample:path}", self.sample),
             Route("/b/{bench}/compare", self.compare),
+            Route("/b/{bench}/analyses", self.analyses),
             Route("/b/{bench}/video/{sample:path}", self.video),
             Route("/b/{bench}/image/{k:int}/{sample:path}", self.image),
             Route("/b/{bench}/listed/{k:int}/{sample:path}", self.listed),
@@ -175,7 +176,6 @@ class ViewApp:
                     "differ": differ,
                     "table": stats.overview(bv, common and differ) if bv.runs else None,
                     "sets": [(r, len(stats.answered_ids(r))) for r in bv.runs],
-                    "sections": self.sections(bv),
                 }
             )
         return self.render("overview.html", blocks=blocks, common=common)
@@ -201,8 +201,15 @@ class ViewApp:
                         out += hook(sums, [r.dir for r in bv.runs], labels, Path(self._plot_dir.name))
                     except Exception as exc:  # an analysis that cannot run on these runs: say why
                         out.append(ReportSection("Analyses", "", f"<p class=warn>{escape(str(exc))}</p>"))
-            self._sections[bv.id] = out
+            # plug-ins link their plots relative to a report folder; here they are served under /plots/
+            self._sections[bv.id] = [
+                ReportSection(x.title, x.markdown, x.html.replace('src="plots/', 'src="/plots/')) for x in out
+            ]
         return self._sections[bv.id]
+
+    def analyses(self, request: Request) -> Response:
+        bv = self._bench(request)
+        return self.render("analyses.html", bv=bv, sections=self.sections(bv))
 
     async def plot(self, request: Request) -> Response:
         bv = self._bench(request)
@@ -234,7 +241,8 @@ class ViewApp:
         bv = self._bench(request)
         s = self._sample(bv, request)
         runs = [details.run_detail(r, s) for r in bv.runs]
-        listed = _listed_descr(s)
+        missing = _missing_media(bv.bench, s)
+        listed = [] if missing else _listed_descr(s)
         reviews = self._reviews(bv)
         ids = [x.id for x in bv.bench.samples]
         i = ids.index(s.id)
@@ -246,6 +254,7 @@ class ViewApp:
             gold=details.gold_text(s),
             query_time=details.query_time(s),
             listed=listed,
+            missing=missing,
             trajectory=details.trajectory(bv, s),
             scene=details.explore_scene(s),
             review=(reviews or {}).get(s.id) if reviews is not None else None,
@@ -407,6 +416,12 @@ class ViewApp:
             raise _NotFound("no such audit item")
         data, mime = self.audit.frame(request.path_params["index"])
         return Response(data, media_type=mime)
+
+
+def _missing_media(bench: Any, s: Any) -> list[str]:
+    """Media paths of a sample that are not on disk (e.g. a text-only import without --videos)."""
+    paths = ([s.media.video.path] if s.media.video else []) + [i.path for i in s.media.images]
+    return [p for p in paths if not bench.resolve(p).is_file()]
 
 
 def _listed_descr(s: Any) -> list[dict[str, Any]]:
