@@ -114,7 +114,8 @@ def test_sample_list_filter_frames_and_video_seek(server, browser, world) -> Non
     assert all(w and w > 0 for _, w in imgs), imgs
     if (REPO / "docs").is_dir():  # the README's screenshot
         page.evaluate("window.scrollTo(0, 0)")
-        page.screenshot(path=str(REPO / "docs" / "view-sample.png"))
+        clip = {"x": 0, "y": 0, "width": 1280, "height": 1500}
+        page.screenshot(path=str(REPO / "docs" / "view-sample.png"), full_page=True, clip=clip)
     page.wait_for_function("document.getElementById('player').dataset.seeked !== undefined", timeout=15000)
     page.wait_for_function("!document.getElementById('player').seeking", timeout=15000)
     t = page.evaluate("document.getElementById('player').currentTime")
