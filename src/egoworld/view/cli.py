@@ -65,8 +65,12 @@ def view_cmd(
 
     Example: egoworld view demo-out --port 8765
     """
+    import importlib.util
     import secrets
 
+    missing = [m for m in ("starlette", "uvicorn", "jinja2") if importlib.util.find_spec(m) is None]
+    if missing:
+        _fail(RuntimeError(f"egoworld view needs {', '.join(missing)}: pip install 'egoworld[view]'"))
     from egoworld.common.files import InputFileError
     from egoworld.view.app import ViewApp, create_app
 
