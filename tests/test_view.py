@@ -263,3 +263,19 @@ def test_audit_marks_feed_beyond3d_audit(tmp_path) -> None:
     )
     assert res.exit_code == 0, res.output
     assert "Table 5" in res.output and "Balanced acc." in res.output
+
+
+def test_view_cli_refuses_bad_input(world, tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from egoworld.cli import app
+
+    res = CliRunner().invoke(app, ["view", str(tmp_path / "nothing")])
+    assert res.exit_code == 2 and "no such folder" in res.output
+    (tmp_path / "empty").mkdir()
+    res = CliRunner().invoke(app, ["view", str(tmp_path / "empty")])
+    assert res.exit_code == 2 and "holds no benchmark folder" in res.output
+    res = CliRunner().invoke(app, ["view", str(world["bench"]), "--review", "a", "--answer", "b"])
+    assert res.exit_code == 2 and "separate sessions" in res.output
+    res = CliRunner().invoke(app, ["view", str(world["root"] / "runs"), "--review", "a"])
+    assert res.exit_code == 2 and "exactly one benchmark folder" in res.output

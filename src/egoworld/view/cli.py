@@ -105,8 +105,8 @@ def view_cmd(
             if review:
                 from egoworld.view.review import ReviewLog, default_review_file
 
-                if len(paths) != 1 or len(ws.benches) != 1:
-                    raise ValueError("--review takes exactly one benchmark folder")
+                if len(paths) != 1 or not (paths[0] / "manifest.json").is_file():
+                    raise ValueError("--review takes exactly one benchmark folder (with manifest.json)")
                 (bv,) = ws.benches.values()
                 log = ReviewLog(
                     review_file or default_review_file(bv.bench.root, review),
