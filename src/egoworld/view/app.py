@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -27,7 +27,8 @@ from egoworld.scoring.extract import letters_for
 from egoworld.view import detail as details
 from egoworld.view import stats
 from egoworld.view.human import HumanRun
-from egoworld.view.media import MediaSource, media_file
+from egoworld.view.human_routes import HumanRoutes, NotFound
+from egoworld.view.media import MediaSource, video_file
 from egoworld.view.queries import SampleFilter, list_samples
 from egoworld.view.review import DECISIONS, ReviewLog
 from egoworld.view.workspace import VERDICTS, BenchView, Workspace
@@ -35,8 +36,7 @@ from egoworld.view.workspace import VERDICTS, BenchView, Workspace
 STATIC = Path(__file__).parent / "static"
 
 
-class _NotFound(Exception):
-    pass
+_NotFound = NotFound
 
 
 def _env() -> Environment:
@@ -67,7 +67,7 @@ class _Token(BaseHTTPMiddleware):
         return response
 
 
-class ViewApp:
+class ViewApp(HumanRoutes):
     """Routes over one `Workspace`; optional review log (``--review``) or human run (``--answer``)."""
 
     def __init__(
@@ -99,7 +99,6 @@ class ViewApp:
             Route("/b/{bench}/compare", self.compare),
             Route("/b/{bench}/analyses", self.analyses),
             Route("/b/{bench}/video/{sample:path}", self.video),
-            Route("/b/{bench}/image/{k:int}/{sample:path}", self.image),
             Route("/b/{bench}/listed/{k:int}/{sample:path}", self.listed),
             Route("/r/{run}/part/{sha}/{sample:path}", self.sent_part),
             Route("/review/{bench}/{sample:path}", self.review_post, methods=["POST"]),
@@ -241,8 +240,8 @@ class ViewApp:
         bv = self._bench(request)
         s = self._sample(bv, request)
         runs = [details.run_detail(r, s) for r in bv.runs]
-        missing = _missing_media(bv.bench, s)
-        listed = [] if missing else _listed_descr(s)
+        missing = details.missing_media(bv.bench, s)
+        listed = [] if missing else details.listed_descr(s)
         reviews = self._reviews(bv)
         ids = [x.id for x in bv.bench.samples]
         i = ids.index(s.id)
@@ -296,17 +295,10 @@ class ViewApp:
 
     async def video(self, request: Request) -> Response:
         bench, s = self._bench_any(request)
-        path = media_file(bench, s, "video")
+        path = video_file(bench, s)
         if path is None:
             raise _NotFound("this sample has no video file")
         return FileResponse(path, media_type="video/mp4")
-
-    async def image(self, request: Request) -> Response:
-        bench, s = self._bench_any(request)
-        path = media_file(bench, s, "image", request.path_params["k"])
-        if path is None:
-            raise _NotFound("no such image")
-        return FileResponse(path)
 
     def listed(self, request: Request) -> Response:
         bench, s = self._bench_any(request)
@@ -334,134 +326,6 @@ class ViewApp:
         if got is None:
             raise _NotFound("that part could not be rebuilt (media or settings changed since the run)")
         return Response(got[0], media_type=got[1])
-
-    # -- human review -------------------------------------------------------------------------------------
-    async def review_post(self, request: Request) -> Response:
-        bv = self._bench(request)
-        s = self._sample(bv, request)
-        if self.review is None or bv.id != self.review_bench:
-            return JSONResponse({"error": "not reviewing this benchmark (start with --review NAME)"}, 400)
-        body = await request.json()
-        action = str(body.get("decision", ""))
-        if action == "undo":
-            self.review.undo(s.id)
-        elif action in DECISIONS:
-            self.review.decide(s.id, action, str(body.get("reason", ""))[:2000])
-        else:
-            return JSONResponse({"error": f"unknown decision {action!r}"}, 400)
-        return JSONResponse({"state": self.review.current().get(s.id)})
-
-    # -- human answers ------------------------------------------------------------------------------------
-    async def answer_page(self, request: Request) -> Response:
-        if self.human is None:
-            raise _NotFound("start with --answer NAME to answer questions")
-        s = self.human.next_sample()
-        done, total = self.human.progress()
-        if s is None:
-            return self.render("answer.html", s=None, done=done, total=total, out=self.human.out)
-        return self.render(
-            "answer.html",
-            s=s,
-            done=done,
-            total=total,
-            out=self.human.out,
-            query_time=details.query_time(s),
-            listed=_listed_descr(s),
-            started=time.time(),
-        )
-
-    async def answer_post(self, request: Request) -> Response:
-        if self.human is None:
-            raise _NotFound("not in answer mode")
-        body = await request.json()
-        try:
-            took = time.time() - float(body.get("started") or time.time())
-            self.human.answer(str(body.get("sample", "")), str(body.get("answer", "")), max(0.0, took))
-        except (KeyError, ValueError) as exc:
-            return JSONResponse({"error": str(exc)}, 400)
-        done, total = self.human.progress()
-        return JSONResponse({"done": done, "total": total})
-
-    # -- Beyond3D audit marks -----------------------------------------------------------------------------
-    async def audit_page(self, request: Request) -> Response:
-        if self.audit is None:
-            raise _NotFound("start with --audit NAME to mark visibility")
-        nxt = self.audit.next_item()
-        done, total = self.audit.progress()
-        return self.render(
-            "audit.html",
-            item=nxt[1] if nxt else None,
-            index=nxt[0] if nxt else None,
-            done=done,
-            total=total,
-            marks=self.audit.marks,
-        )
-
-    async def audit_post(self, request: Request) -> Response:
-        if self.audit is None:
-            raise _NotFound("not in audit mode")
-        body = await request.json()
-        try:
-            index = int(body["index"])
-            if not 0 <= index < len(self.audit.items):
-                raise ValueError(f"no item {index}")
-            self.audit.mark(index, bool(body["visible"]))
-        except (KeyError, TypeError, ValueError) as exc:
-            return JSONResponse({"error": str(exc)}, 400)
-        done, total = self.audit.progress()
-        return JSONResponse({"done": done, "total": total})
-
-    def audit_frame(self, request: Request) -> Response:
-        if self.audit is None or not 0 <= request.path_params["index"] < len(self.audit.items):
-            raise _NotFound("no such audit item")
-        data, mime = self.audit.frame(request.path_params["index"])
-        return Response(data, media_type=mime)
-
-
-def _missing_media(bench: Any, s: Any) -> list[str]:
-    """Media paths of a sample that are not on disk (e.g. a text-only import without --videos)."""
-    paths = ([s.media.video.path] if s.media.video else []) + [i.path for i in s.media.images]
-    return [p for p in paths if not bench.resolve(p).is_file()]
-
-
-def _listed_descr(s: Any) -> list[dict[str, Any]]:
-    """What `MediaSource.listed` returns for a sample, described for the template (same order)."""
-    out: list[dict[str, Any]] = []
-    if s.media.video is None and not s.media.images:
-        return out
-    if s.media.frames or s.media.video is None:
-        for k, f in enumerate(s.media.frames, start=1):
-            out.append(
-                {
-                    "label": f.label or f"Frame {k}",
-                    "role": f.role or "frame",
-                    "marker": f.marker,
-                    "time_s": f.time_s,
-                    "index": f.index,
-                }
-            )
-    else:
-        marks = [f.marker for f in s.media.frames if f.marker is not None]
-        out.append(
-            {
-                "label": "last frame of the clip",
-                "role": "last-frame",
-                "marker": marks[-1] if marks else None,
-                "time_s": None,
-                "index": None,
-            }
-        )
-    for img in s.media.images:
-        out.append(
-            {
-                "label": img.label or Path(img.path).name,
-                "role": "image",
-                "marker": None,
-                "time_s": None,
-                "index": None,
-            }
-        )
-    return out
 
 
 def _overview_plot(bv: BenchView, table: dict[str, Any]) -> bytes:

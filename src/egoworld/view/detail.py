@@ -4,6 +4,7 @@ order with the extraction rule that fired, gold, the trajectory around the quest
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from egoworld.benchmarks.schema import Sample
@@ -177,3 +178,49 @@ def explore_scene(sample: Sample) -> list[dict[str, Any]] | None:
     if not isinstance(objs, list):
         return None
     return [o if isinstance(o, dict) else {"description": str(o)} for o in objs]
+
+
+def missing_media(bench: Any, s: Any) -> list[str]:
+    """Media paths of a sample that are not on disk (e.g. a text-only import without --videos)."""
+    paths = ([s.media.video.path] if s.media.video else []) + [i.path for i in s.media.images]
+    return [p for p in paths if not bench.resolve(p).is_file()]
+
+
+def listed_descr(s: Any) -> list[dict[str, Any]]:
+    """What `MediaSource.listed` returns for a sample, described for the template (same order)."""
+    out: list[dict[str, Any]] = []
+    if s.media.video is None and not s.media.images:
+        return out
+    if s.media.frames or s.media.video is None:
+        for k, f in enumerate(s.media.frames, start=1):
+            out.append(
+                {
+                    "label": f.label or f"Frame {k}",
+                    "role": f.role or "frame",
+                    "marker": f.marker,
+                    "time_s": f.time_s,
+                    "index": f.index,
+                }
+            )
+    else:
+        marks = [f.marker for f in s.media.frames if f.marker is not None]
+        out.append(
+            {
+                "label": "last frame of the clip",
+                "role": "last-frame",
+                "marker": marks[-1] if marks else None,
+                "time_s": None,
+                "index": None,
+            }
+        )
+    for img in s.media.images:
+        out.append(
+            {
+                "label": img.label or Path(img.path).name,
+                "role": "image",
+                "marker": None,
+                "time_s": None,
+                "index": None,
+            }
+        )
+    return out

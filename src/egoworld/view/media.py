@@ -59,12 +59,9 @@ class MediaSource:
         self._inputs.clear()
 
 
-def media_file(bench: Benchmark, sample: Sample, kind: str, index: int = 0) -> Path | None:
-    """A media file a sample lists (``video`` or ``image`` number ``index``); nothing else is served."""
-    if kind == "video" and sample.media.video is not None:
-        path = bench.resolve(sample.media.video.path)
-    elif kind == "image" and 0 <= index < len(sample.media.images):
-        path = bench.resolve(sample.media.images[index].path)
-    else:
+def video_file(bench: Benchmark, sample: Sample) -> Path | None:
+    """The video file a sample lists, if it is on disk; no other file is ever served."""
+    if sample.media.video is None:
         return None
+    path = bench.resolve(sample.media.video.path)
     return path if path.is_file() else None
