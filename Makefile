@@ -9,17 +9,17 @@ export MPLBACKEND := Agg
 # llama-cpp-python compiles from source (no wheel here): a portable build
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 # extras the test suite needs (grows as packages land); torch first, from the local CPU build
-TEST_EXTRAS ?= test,video,explore,hf,serve,ray,export,mesh
+TEST_EXTRAS ?= test,video,explore,hf,serve,ray,export,mesh,view,browser-test
 TORCH ?= torch==2.13.0
 DEMO_OUT ?= demo-out
 
-.PHONY: install install-test demo test test-fast lint bench clean
+.PHONY: install install-test demo test test-fast lint bench clean chromium
 
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
 
 # the demo renders videos (PyAV) and scores EXPLORE (spaCy + Sentence-BERT, which need torch)
-DEMO_EXTRAS ?= video,explore
+DEMO_EXTRAS ?= video,explore,view
 
 $(VENV)/.installed: pyproject.toml | $(VENV)/bin/activate
 	$(PIP) install -q '$(TORCH)'
@@ -39,8 +39,13 @@ install-test: $(VENV)/.installed-test
 
 demo: install
 	$(VENV)/bin/egoworld demo --out $(DEMO_OUT)
+	@echo "look at the results: $(VENV)/bin/egoworld view $(DEMO_OUT)"
 
-test: install-test
+# browser tests drive Debian's chromium (never `playwright install`, which downloads a browser)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium)
+
+test: install-test chromium
 	$(PY) -m pytest -q
 
 test-fast: install-test

@@ -38,6 +38,7 @@ EXTENSIONS = (
     "egoworld.interchange.cli",
     "egoworld.interchange.export_cli",
     "egoworld.runner.cli",  # after the packages whose run commands it extends (--config, --from)
+    "egoworld.view.cli",
 )
 
 console = Console(stderr=True)
@@ -318,6 +319,7 @@ def run(
     except (InputFileError, ValueError, RuntimeError) as exc:
         _fail(exc)
     console.print(summary.line())
+    print_error_reasons(out)
     if summary.errors or summary.blocked:
         console.print("[yellow]some requests failed; rerun the same command to retry them[/]")
         raise typer.Exit(EXIT_INCOMPLETE)
@@ -355,6 +357,17 @@ def score(
     print(summary_line(summary))
     if (agreement := summary.get("reference_agreement")) is not None:
         print(reference_line(agreement))
+    if summary.get("errors"):
+        from egoworld.common.files import iter_jsonl
+        from egoworld.common.progress import format_reasons, top_reasons
+        from egoworld.scoring.score import SCORES_JSONL
+
+        failed = [
+            r.get("error") or "" for _, r in iter_jsonl(run_dir / SCORES_JSONL) if r.get("status") == "error"
+        ]
+        console.print(
+            format_reasons(top_reasons(failed), len(failed)), highlight=False, markup=False, soft_wrap=True
+        )
     check_scored(summary, run_dir)
 
 
@@ -437,6 +450,25 @@ def demo(
     except (InputFileError, ValueError, FileNotFoundError) as exc:
         _fail(exc)
     console.print(f"demo report: {index}")
+    console.print(
+        f"look at every sample in the browser: egoworld view {out}", highlight=False, soft_wrap=True
+    )
+
+
+def print_error_reasons(run_dir: Path) -> None:
+    """After a run: the most frequent reasons of the requests that still fail (nothing when none do)."""
+    from egoworld.common.progress import format_reasons, top_reasons
+    from egoworld.runner.config import STORE_FILE
+    from egoworld.runner.store import ResponseStore
+
+    if not (run_dir / STORE_FILE).is_file():
+        return
+    with ResponseStore(run_dir / STORE_FILE, readonly=True) as store:
+        failed = store.planned_errors()
+    if failed:
+        console.print(
+            format_reasons(top_reasons(failed), len(failed)), highlight=False, markup=False, soft_wrap=True
+        )
 
 
 def _register_extensions() -> None:

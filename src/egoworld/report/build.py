@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections import defaultdict
 from html import escape
 from pathlib import Path
@@ -13,6 +14,7 @@ from egoworld.benchmarks.folder import load_benchmark
 from egoworld.benchmarks.registry import plugin_for
 from egoworld.common.files import InputFileError, iter_jsonl, read_json_object, write_json, write_text
 from egoworld.report import html, plots, tables
+from egoworld.report.sample_pages import write_section_pages
 from egoworld.runner.config import RUN_MANIFEST, STORE_FILE
 from egoworld.scoring.extract import letters_for
 from egoworld.scoring.score import SCORES_JSON, SCORES_JSONL, score_run
@@ -103,7 +105,8 @@ def build_report(run_dirs: list[Path], out: Path) -> Path:
             labels[i] = f"{lab} [{runs[i][0].name}]" if base.count(lab) > 1 else lab
 
     md = ["# egoworld report\n"]
-    body = ["<h1>egoworld report</h1>"]
+    body = ["<h1>egoworld report</h1>", "<!--toc-->"]
+    toc: list[str] = []
     for bench_name, idx in by_bench.items():
         sums = [runs[i][1] for i in idx]
         labs = [labels[i] for i in idx]
@@ -113,21 +116,32 @@ def build_report(run_dirs: list[Path], out: Path) -> Path:
         write_text(out / f"{slug}_main.csv", tables.to_csv(main))
         md += [f"## {bench_name}\n", tables.to_markdown(main), tables.metric_legend(sums) + "\n"]
         sample_links: dict[int, str] = {}
+        pages = write_section_pages([runs[i][0] for i in idx], out, f"samples/{slug}", html.STYLE)
         for row_no, i in enumerate(idx):
             rd, s, m = runs[i]
             page_dir = out / "runs" / _slug(f"{bench_name}_{labels[i]}")
             page_dir.mkdir(parents=True, exist_ok=True)
-            scores_href = os.path.relpath(rd.resolve() / SCORES_JSONL, page_dir.resolve())
-            write_text(
-                page_dir / "samples.html",
-                html.samples_page(labels[i], _sample_records(rd, s, m), scores_href),
-            )
+            shutil.copyfile(rd / SCORES_JSONL, page_dir / SCORES_JSONL)  # the report folder stands alone
+            records = _sample_records(rd, s, m)
+            for rec in records:
+                if rec["sample"] in pages:
+                    rec["href"] = os.path.relpath(out / pages[rec["sample"]], page_dir)
+            write_text(page_dir / "samples.html", html.samples_page(labels[i], records, SCORES_JSONL))
             sample_links[row_no] = os.path.relpath(page_dir / "samples.html", out)
         bars = plots.task_bars(sums, labs, out / "plots" / f"{slug}_tasks.png")
+        ci = tables.ci_table(sums, labs)
+        write_text(out / f"{slug}_ci95.csv", tables.to_csv(ci))
+        md += ["95 % cluster-bootstrap CIs:\n", tables.to_markdown(ci)]
+        toc.append(f'<a href="#{escape(slug)}">{escape(bench_name)}</a>')
         body += [
-            f"<h2>{escape(bench_name)}</h2>",
-            html.table_html(main, links=sample_links),
-            f"<p class=muted>{escape(tables.metric_legend(sums))} Model names link to per-sample records.</p>",
+            f'<h2 id="{escape(slug)}">{escape(bench_name)}</h2>',
+            html.question_set_warning([runs[i][0] for i in idx], labs),
+            html.scroll(html.table_html(main, links=sample_links)),
+            f"<p class=muted>{escape(tables.metric_legend(sums))} Model names link to per-sample records; "
+            "each question links to its page with the frames sent and every reply.</p>",
+            "<details><summary>95 % cluster-bootstrap CIs and chance</summary>",
+            html.scroll(html.table_html(ci)),
+            "</details>",
             f'<img src="plots/{escape(bars.name)}" alt="per-task scores">',
         ]
         if len(shuffle) > 1:
@@ -151,7 +165,7 @@ def build_report(run_dirs: list[Path], out: Path) -> Path:
                 md += [f"### {sec.title}\n", sec.markdown]
                 body += [f"<h3>{escape(sec.title)}</h3>", sec.html]
     body += [
-        "<h2>Provenance</h2>",
+        '<h2 id="provenance">Provenance</h2>',
         html.provenance_html([(labels[i], s, m) for i, (_, s, m) in enumerate(runs)]),
     ]
     write_text(out / "tables.md", "\n".join(md))
@@ -160,5 +174,6 @@ def build_report(run_dirs: list[Path], out: Path) -> Path:
         {"runs": [{"label": labels[i], "dir": str(rd), "scores": s} for i, (rd, s, _) in enumerate(runs)]},
     )
     index = out / "index.html"
-    write_text(index, html.page("egoworld report", "\n".join(body)))
+    nav = "<nav class=toc>" + " · ".join([*toc, '<a href="#provenance">Provenance</a>']) + "</nav>"
+    write_text(index, html.page("egoworld report", "\n".join(body).replace("<!--toc-->", nav, 1)))
     return index

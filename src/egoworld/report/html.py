@@ -8,8 +8,10 @@ from typing import Any
 
 from egoworld.report.tables import Table
 
-_STYLE = """
+STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:1300px;color:#222}
+.scroll{overflow-x:auto;max-width:100%} nav.toc{margin:0.5em 0 1em}
+.warn{background:#fff4d6;border:1px solid #e0b84a;padding:6px 10px}
 table{border-collapse:collapse;margin:1em 0;font-size:14px}
 th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f3f3f3} td.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -22,7 +24,7 @@ img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}
 def page(title: str, body: str) -> str:
     return (
         f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
-        f"<style>{_STYLE}</style></head><body>\n{body}\n</body></html>\n"
+        f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n"
     )
 
 
@@ -53,6 +55,31 @@ def image_html(src: str, alt: str) -> str:
     return f'<img src="{escape(src, quote=True)}" alt="{escape(alt, quote=True)}">'
 
 
+def scroll(inner: str) -> str:
+    """A wide table in a box that scrolls sideways instead of widening the page."""
+    return f'<div class="scroll">{inner}</div>'
+
+
+def question_set_warning(run_dirs: Sequence[Any], labels: Sequence[str]) -> str:
+    """A warning paragraph when the runs of a section scored different question sets ('' when equal)."""
+    from egoworld.common.files import iter_jsonl
+
+    sets = []
+    for rd in run_dirs:
+        sets.append(
+            {row["sample"] for _, row in iter_jsonl(rd / "scores.jsonl") if row.get("score") is not None}
+        )
+    if len(sets) < 2 or all(s == sets[0] for s in sets[1:]):
+        return ""
+    common = set.intersection(*sets)
+    counts = "; ".join(f"{escape(lab)}: {len(s)}" for lab, s in zip(labels, sets, strict=True))
+    return (
+        f"<p class=warn>These runs scored different question sets ({counts} questions; {len(common)} in "
+        "common), so their columns are not directly comparable. `egoworld view` can compare them on the "
+        "common questions.</p>"
+    )
+
+
 def _numeric(cell: str) -> bool:
     return bool(cell) and (cell[0].isdigit() or cell[0] == "—")
 
@@ -81,6 +108,12 @@ def provenance_html(runs: Sequence[tuple[str, dict[str, Any], dict[str, Any]]]) 
     return "".join(rows)
 
 
+def _sample_cell(r: dict[str, Any]) -> str:
+    if r.get("href"):
+        return f'<a href="{escape(r["href"], quote=True)}">{escape(r["sample"])}</a>'
+    return escape(r["sample"])
+
+
 def samples_page(label: str, records: Sequence[dict[str, Any]], scores_href: str) -> str:
     """One row per question: task, question, choices, gold, mean score over orders, first reply."""
     parts = [
@@ -95,7 +128,7 @@ def samples_page(label: str, records: Sequence[dict[str, Any]], scores_href: str
         cls = "ok" if r["score"] == 1 else ("bad" if r["score"] is not None else "muted")
         parts.append(
             "<tr>"
-            f"<td>{escape(r['sample'])}</td><td>{escape(r['task'])}</td>"
+            f"<td>{_sample_cell(r)}</td><td>{escape(r['task'])}</td>"
             f"<td><pre>{escape(r['question'])}</pre></td><td>{escape(str(r['gold']))}</td>"
             f'<td class="num {cls}">{score}</td><td class=num>{r["parsed"]}/{r["answered"]}</td>'
             f"<td><pre>{escape((r['raw'] or r.get('error') or '')[:400])}</pre></td>"

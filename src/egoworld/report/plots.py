@@ -15,28 +15,61 @@ import numpy as np  # noqa: E402
 from egoworld.report.tables import task_columns  # noqa: E402
 
 
+def section_plot_path(out: Path, stem: str, run_dirs: Sequence[str | Path]) -> Path:
+    """``out/plots/STEM_<digest>.png``: one name per set of runs, so two report sections of one benchmark
+    (two builds, two settings) never overwrite each other's plot."""
+    import hashlib
+
+    digest = hashlib.sha256("\n".join(str(Path(d).resolve()) for d in run_dirs).encode()).hexdigest()[:10]
+    path = Path(out) / "plots" / f"{stem}_{digest}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def task_bars(summaries: Sequence[dict[str, Any]], labels: Sequence[str], path: Path) -> Path:
+    """Per-task bars with the 95 % cluster-bootstrap CI as error bars (± SEM where a summary has no CI) and
+    each task's chance level as a dashed line."""
     cols = [*task_columns(summaries), "Overall"]
     width = 0.8 / max(1, len(summaries))
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(cols)), 4))
     x = np.arange(len(cols))
     for i, (s, label) in enumerate(zip(summaries, labels, strict=True)):
-        vals, errs = [], []
+        vals, lows, highs = [], [], []
         for t in cols:
             if t == "Overall":
-                vals.append(s["overall"] or 0.0)
-                errs.append(s["overall_sem"] or 0.0)
+                v, sem, ci = s["overall"], s.get("overall_sem"), s.get("overall_ci95")
             else:
-                e = s["tasks"].get(t)
-                vals.append((e and e[e["metric"]]) or 0.0)
-                errs.append((e and e["sem"]) or 0.0)
-        ax.bar(x + i * width - 0.4 + width / 2, vals, width, yerr=errs, capsize=2, label=label)
+                e = s["tasks"].get(t) or {}
+                v, sem, ci = e.get(e.get("metric", "")), e.get("sem"), e.get("ci95")
+            v = v or 0.0
+            if ci and ci[0] is not None and ci[1] is not None:
+                lo, hi = max(0.0, v - ci[0]), max(0.0, ci[1] - v)
+            else:
+                lo = hi = sem or 0.0
+            vals.append(v)
+            lows.append(lo)
+            highs.append(hi)
+        ax.bar(x + i * width - 0.4 + width / 2, vals, width, yerr=[lows, highs], capsize=2, label=label)
+    chance_drawn = False
+    for j, t in enumerate(cols):
+        chance = next((s["tasks"][t].get("chance") for s in summaries if t in s.get("tasks", {})), None)
+        if chance is not None:
+            ax.hlines(
+                chance,
+                j - 0.45,
+                j + 0.45,
+                colors="k",
+                linestyles="dashed",
+                linewidth=1,
+                label=None if chance_drawn else "chance",
+            )
+            chance_drawn = True
     long_names = max(len(c) for c in cols) > 8
     ax.set_xticks(x, cols, rotation=30 if long_names else 0, ha="right" if long_names else "center")
     ax.set_ylabel("score (%)")
     ax.set_ylim(0, 105)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    ax.set_title("Per-task scores (± SEM)")
+    ax.set_title("Per-task scores (95 % CI; dashed: chance)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

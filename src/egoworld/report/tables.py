@@ -62,6 +62,31 @@ def main_table(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> Ta
     return rows
 
 
+def ci_table(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> Table:
+    """Each task and Overall as ``value [lo, hi]`` (95 % cluster-bootstrap CI), then a chance row where the
+    manifest states a task's chance level."""
+    cols = task_columns(summaries)
+    rows: Table = [["Model", *cols, "Overall"]]
+
+    def cell(value: float | None, ci: Any) -> str:
+        if value is None:
+            return "—"
+        return f"{value:.2f} [{ci[0]:.1f}, {ci[1]:.1f}]" if ci and ci[0] is not None else f"{value:.2f}"
+
+    for s, label in zip(summaries, labels, strict=True):
+        row = [label]
+        for t in cols:
+            e = s["tasks"].get(t)
+            row.append(cell(e[e["metric"]], e.get("ci95")) if e else "—")
+        rows.append([*row, cell(s.get("overall"), s.get("overall_ci95"))])
+    chance = {
+        t: e.get("chance") for s in summaries for t, e in s["tasks"].items() if e.get("chance") is not None
+    }
+    if chance:
+        rows.append(["chance", *(fmt(chance.get(t)) for t in cols), ""])
+    return rows
+
+
 def metric_legend(summaries: Sequence[dict[str, Any]]) -> str:
     metrics = {}
     for s in summaries:

@@ -421,17 +421,10 @@ def mark_failed(out: Path, manifest: dict[str, Any], exc: BaseException) -> None
 
 
 def _progress_bar(enabled: bool):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    """A bar on a terminal; plain progress lines when stderr is a log file (see `egoworld.common.progress`)."""
+    from egoworld.common.progress import progress_bar
 
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[status]}"),
-        transient=False,
-        disable=not enabled,
-    )
+    return progress_bar(enabled)
 
 
 def _drive_ray(

@@ -278,6 +278,13 @@ class ResponseStore:
         row = self.db.execute("SELECT request FROM requests WHERE key = ?", (key,)).fetchone()
         return None if row is None else json.loads(zlib.decompress(row[0]))
 
+    def planned_errors(self) -> list[str]:
+        """The error reason of every planned request whose latest attempt failed."""
+        cur = self.db.execute(
+            "SELECT r.error FROM plan p JOIN responses r ON r.key = p.key WHERE r.status = 'error'"
+        )
+        return [row[0] or "" for row in cur]
+
     def counts(self) -> dict[str, int]:
         out = {"ok": 0, "error": 0}
         for status, n in self.db.execute("SELECT status, COUNT(*) FROM responses GROUP BY status"):

@@ -44,9 +44,9 @@ def synth_cmd(
 ) -> None:
     """Synthesise episodes with exact ground truth; episodes already complete are skipped."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from egoworld.common.files import InputFileError
+    from egoworld.common.progress import progress_bar
     from egoworld.sim.actions import ActionConfig
     from egoworld.sim.kitchen import KitchenConfig
     from egoworld.sim.walk import WalkConfig
@@ -77,13 +77,7 @@ def synth_cmd(
         else:
             cfg = ActionConfig(n_actions=actions, abnormal_rate=abnormal_rate)  # type: ignore[assignment]
         todo, done = plan_jobs(kind, out, episodes, seed, cfg, force=force)
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-        ) as progress:
+        with progress_bar(True) as progress:
             ep_task = progress.add_task(f"{kind} episodes", total=episodes, completed=0)
             frame_task = progress.add_task("frames", total=None, visible=jobs == 1 and kind != "actions")
 

@@ -330,7 +330,7 @@ def _section(title: str, table: Table, note: str = "") -> ReportSection:
     return ReportSection(title=title, markdown=md, html=html)
 
 
-def _plot_cumulative(runs: Sequence[RunData], out: Path) -> str | None:
+def _plot_cumulative(runs: Sequence[RunData], out: Path, run_dirs: Sequence[Path]) -> str | None:
     table = cumulative_table(runs)[1:]
     if not table:
         return None
@@ -352,8 +352,9 @@ def _plot_cumulative(runs: Sequence[RunData], out: Path) -> str | None:
         ax.set_ylabel("accuracy %")
     axes[0][-1].legend(fontsize=7)
     fig.tight_layout()
-    path = out / "plots" / "beyond3d_cumulative.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from egoworld.report.plots import section_plot_path
+
+    path = section_plot_path(out, "beyond3d_cumulative", run_dirs)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return f"plots/{path.name}"
@@ -397,7 +398,7 @@ def report_sections(
             "Steps: 1 visibility, 2 last visible, 3 last placement, 4 nearest fixture, 5 the four 3D questions.",
         ),
     ]
-    plot = _plot_cumulative(runs, Path(out))
+    plot = _plot_cumulative(runs, Path(out), run_dirs)
     if plot:
         secs[4] = ReportSection(
             secs[4].title,

@@ -201,6 +201,9 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
         except _errors() as exc:
             _fail(exc)
         console_err.print(summary.line())
+        from egoworld.cli import print_error_reasons
+
+        print_error_reasons(out)
         if summary.errors or summary.blocked:
             console_err.print("[yellow]some requests failed; rerun the same command to retry them[/]")
             raise typer.Exit(EXIT_INCOMPLETE)

@@ -300,12 +300,12 @@ async def _drive(driver: _Driver, samples: list[Sample], summary: ExploreRunSumm
         if not progress:
             await asyncio.gather(*(driver.run_sample(s, summary) for s in samples))
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from egoworld.common.progress import progress_bar
 
-        with Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()
-        ) as bar:
-            task = bar.add_task(f"{driver.model.name} · {driver.cfg.strategy.label}", total=len(samples))
+        with progress_bar(True) as bar:
+            task = bar.add_task(
+                f"{driver.model.name} · {driver.cfg.strategy.label}", total=len(samples), status=""
+            )
 
             async def one(s: Sample) -> None:
                 await driver.run_sample(s, summary)

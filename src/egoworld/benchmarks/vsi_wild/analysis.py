@@ -115,7 +115,7 @@ def streaming_table(runs: Sequence[RunScores]) -> Table:
     return table
 
 
-def _plot(runs: Sequence[RunScores], out: Path) -> str | None:
+def _plot(runs: Sequence[RunScores], out: Path, run_dirs: Sequence[Path]) -> str | None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -143,8 +143,9 @@ def _plot(runs: Sequence[RunScores], out: Path) -> str | None:
     ax.set_title("VSI-Super-Wild by video duration")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    path = out / "plots" / "vsi_wild_duration.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from egoworld.report.plots import section_plot_path
+
+    path = section_plot_path(out, "vsi_wild_duration", run_dirs)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return f"plots/{path.name}"
@@ -174,7 +175,7 @@ def report_sections(
                 "VSI-Super-Wild by video duration",
                 duration_table(runs),
                 "Percent ± SEM over questions (accuracy; linear MRA for VOC); groups by the view video's duration.",
-                _plot(runs, Path(out)),
+                _plot(runs, Path(out), run_dirs),
             )
         )
     else:

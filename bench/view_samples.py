@@ -1,0 +1,74 @@
+"""`egoworld view` over 10,000 questions and three runs: time to load the workspace, and the sample list's
+server-side paging, filtering and sorting as a browser asks for them (HTTP through the ASGI app).
+
+Target: every sample-list page under 1 s. Last line: one JSON object with the timings and their ratio to
+the target.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+QUESTIONS = 10_000
+TARGET_S = 1.0
+
+
+def main() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from starlette.testclient import TestClient
+
+    from benchmarks_factory import balanced_mc_bench
+    from egoworld.runner.config import RunConfig
+    from egoworld.runner.run import run_benchmark
+    from egoworld.scoring.score import score_run
+    from egoworld.view.app import ViewApp, create_app
+    from egoworld.view.workspace import Workspace
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        balanced_mc_bench(root / "bench", n_mc=QUESTIONS * 4 // 5, n_int=QUESTIONS // 5, videos=200)
+        for model in ("random", "prior", "oracle"):
+            cfg = RunConfig(bench=root / "bench", model=model, out=root / "runs" / model, progress=False)
+            run_benchmark(cfg)
+            score_run(cfg.out)
+        t0 = time.perf_counter()
+        ws = Workspace([root])
+        load_s = time.perf_counter() - t0
+        client = TestClient(create_app(ViewApp(ws)))
+        (bid,) = ws.benches
+        urls = {
+            "first_page": f"/b/{bid}/samples",
+            "page_100": f"/b/{bid}/samples?page=100",
+            "wrong_of_a_task": f"/b/{bid}/samples?task=MC&verdict=wrong&run=random",
+            "models_disagree": f"/b/{bid}/samples?disagree=1",
+            "sorted_by_score": f"/b/{bid}/samples?sort=score-desc&run=prior",
+            "text_search": f"/b/{bid}/samples?q=chairs",
+            "overview": "/",
+        }
+        timings = {}
+        for name, url in urls.items():
+            client.get(url)  # warm (the overview draws its plot once)
+            t0 = time.perf_counter()
+            r = client.get(url)
+            timings[name] = round(time.perf_counter() - t0, 4)
+            assert r.status_code == 200, (url, r.status_code)
+        worst = max(v for k, v in timings.items() if k != "overview")
+    figures = {
+        "bench": "view_samples",
+        "questions": QUESTIONS,
+        "runs": 3,
+        "workspace_load_s": round(load_s, 3),
+        "request_s": timings,
+        "worst_list_s": worst,
+        "target_s": TARGET_S,
+        "worst_over_target": round(worst / TARGET_S, 4),
+    }
+    sys.stdout.write(json.dumps(figures, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,372 @@
+"""The `egoworld view` web app (Starlette + Jinja2): overview, sample list, sample page, compare, human
+review and human answers. Every string from a file or a model goes through Jinja2's autoescaping."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from egoworld.scoring.extract import letters_for
+from egoworld.view import detail as details
+from egoworld.view import stats
+from egoworld.view.human import HumanRun
+from egoworld.view.human_routes import HumanRoutes, NotFound
+from egoworld.view.media import MediaSource, video_file
+from egoworld.view.queries import SampleFilter, list_samples
+from egoworld.view.review import DECISIONS, ReviewLog
+from egoworld.view.workspace import VERDICTS, BenchView, Workspace
+
+STATIC = Path(__file__).parent / "static"
+
+
+_NotFound = NotFound
+
+
+def _env() -> Environment:
+    env = Environment(
+        loader=PackageLoader("egoworld.view", "templates"), autoescape=select_autoescape(["html"])
+    )
+    env.filters["pct"] = lambda v, d=1: "—" if v is None else f"{float(v):.{d}f}"
+    env.filters["clock"] = lambda v: "" if v is None else time.strftime("%H:%M:%S", time.gmtime(float(v)))
+    env.globals["letters_for"] = letters_for
+    env.globals["urlencode"] = urlencode
+    return env
+
+
+class _Token(BaseHTTPMiddleware):
+    """With ``--host`` open beyond this machine: every request carries ``?token=`` or the cookie it sets."""
+
+    def __init__(self, app: Any, token: str):
+        super().__init__(app)
+        self.token = token
+
+    async def dispatch(self, request: Request, call_next: Any) -> Response:
+        given = request.query_params.get("token") or request.cookies.get("egoworld_token")
+        if not given or not secrets.compare_digest(given, self.token):
+            return HTMLResponse("forbidden: open the URL with ?token=… that `egoworld view` printed", 403)
+        response = await call_next(request)
+        if request.query_params.get("token"):
+            response.set_cookie("egoworld_token", self.token, httponly=True, samesite="strict")
+        return response
+
+
+class ViewApp(HumanRoutes):
+    """Routes over one `Workspace`; optional review log (``--review``) or human run (``--answer``)."""
+
+    def __init__(
+        self,
+        workspace: Workspace | None,
+        *,
+        review: ReviewLog | None = None,
+        review_bench: str | None = None,
+        human: HumanRun | None = None,
+        audit: Any = None,
+        token: str | None = None,
+    ):
+        self.ws = workspace
+        self.review = review
+        self.review_bench = review_bench
+        self.human = human
+        self.audit = audit
+        self.media = MediaSource()
+        self.env = _env()
+        self._plots: dict[tuple[str, bool], bytes] = {}
+        self._sections: dict[str, list[Any]] = {}
+        self._plot_dir = tempfile.TemporaryDirectory(prefix="egoworld-view-")
+        (Path(self._plot_dir.name) / "plots").mkdir()
+        routes = [
+            Route("/", self.overview),
+            Route("/plot/{bench}.png", self.plot),
+            Route("/b/{bench}/samples", self.samples),
+            Route("/b/{bench}/s/{sample:path}", self.sample),
+            Route("/b/{bench}/compare", self.compare),
+            Route("/b/{bench}/analyses", self.analyses),
+            Route("/b/{bench}/video/{sample:path}", self.video),
+            Route("/b/{bench}/listed/{k:int}/{sample:path}", self.listed),
+            Route("/r/{run}/part/{sha}/{sample:path}", self.sent_part),
+            Route("/review/{bench}/{sample:path}", self.review_post, methods=["POST"]),
+            Route("/answer", self.answer_page),
+            Route("/answer", self.answer_post, methods=["POST"]),
+            Route("/audit", self.audit_page),
+            Route("/audit", self.audit_post, methods=["POST"]),
+            Route("/audit/frame/{index:int}", self.audit_frame),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+            Mount("/plots", StaticFiles(directory=Path(self._plot_dir.name) / "plots"), name="plots"),
+        ]
+        middleware = [Middleware(_Token, token=token)] if token else []
+
+        @contextlib.asynccontextmanager
+        async def lifespan(app: Starlette) -> AsyncIterator[None]:
+            yield
+            self.close()
+
+        self.app = Starlette(
+            routes=routes,
+            middleware=middleware,
+            lifespan=lifespan,
+            exception_handlers={_NotFound: _not_found, HTTPException: _http_error},
+        )
+
+    def close(self) -> None:
+        self.media.close()
+        self._plot_dir.cleanup()
+        if self.review:
+            self.review.close()
+        if self.human:
+            self.human.close()
+        if self.audit:
+            self.audit.close()
+
+    # -- helpers ------------------------------------------------------------------------------------------
+    def render(self, name: str, **ctx: Any) -> HTMLResponse:
+        ctx.setdefault("ws", self.ws)
+        ctx.setdefault("review_mode", self.review is not None)
+        ctx.setdefault("answer_mode", self.human is not None)
+        return HTMLResponse(self.env.get_template(name).render(**ctx))
+
+    def _bench(self, request: Request) -> BenchView:
+        if self.ws is None:
+            raise _NotFound("no benchmarks in answer mode")
+        try:
+            return self.ws.bench(request.path_params["bench"])
+        except KeyError as exc:
+            raise _NotFound(f"no benchmark {request.path_params['bench']!r}") from exc
+
+    def _sample(self, bv: BenchView, request: Request):
+        sid = request.path_params["sample"]
+        try:
+            return bv.bench.sample(sid)
+        except KeyError as exc:
+            raise _NotFound(f"no sample {sid!r} in {bv.bench.name}") from exc
+
+    def _reviews(self, bv: BenchView) -> dict[str, dict[str, Any]] | None:
+        if self.review is None or bv.id != self.review_bench:
+            return None
+        return self.review.current()
+
+    # -- pages --------------------------------------------------------------------------------------------
+    async def overview(self, request: Request) -> Response:
+        if self.ws is None:
+            return RedirectResponse("/audit" if self.audit else "/answer", 303)
+        common = request.query_params.get("common") == "1"
+        blocks = []
+        for bv in self.ws.benches.values():
+            differ = stats.question_sets_differ(bv)
+            blocks.append(
+                {
+                    "bv": bv,
+                    "differ": differ,
+                    "table": stats.overview(bv, common and differ) if bv.runs else None,
+                    "sets": [(r, len(stats.answered_ids(r))) for r in bv.runs],
+                }
+            )
+        return self.render("overview.html", blocks=blocks, common=common)
+
+    def sections(self, bv: BenchView) -> list[Any]:
+        """The report's tables for this benchmark: Shuffle24 diagnostics and the plug-in's analyses."""
+        if bv.id not in self._sections:
+            from egoworld.benchmarks.registry import ReportSection, plugin_for
+            from egoworld.report import html, tables
+
+            out: list[Any] = []
+            if bv.runs:
+                sums = [r.summary for r in bv.runs]
+                labels = [r.label for r in bv.runs]
+                shuffle = tables.shuffle_table(sums, labels)
+                if len(shuffle) > 1:
+                    out.append(
+                        ReportSection("Shuffle24 (all 24 option orders)", "", html.table_html(shuffle))
+                    )
+                hook = plugin_for(bv.bench.name).report_sections
+                if hook is not None:
+                    try:
+                        out += hook(sums, [r.dir for r in bv.runs], labels, Path(self._plot_dir.name))
+                    except Exception as exc:  # an analysis that cannot run on these runs: say why
+                        out.append(ReportSection("Analyses", "", f"<p class=warn>{escape(str(exc))}</p>"))
+            # plug-ins link their plots relative to a report folder; here they are served under /plots/
+            self._sections[bv.id] = [
+                ReportSection(x.title, x.markdown, x.html.replace('src="plots/', 'src="/plots/')) for x in out
+            ]
+        return self._sections[bv.id]
+
+    def analyses(self, request: Request) -> Response:
+        bv = self._bench(request)
+        return self.render("analyses.html", bv=bv, sections=self.sections(bv))
+
+    async def plot(self, request: Request) -> Response:
+        bv = self._bench(request)
+        common = request.query_params.get("common") == "1" and stats.question_sets_differ(bv)
+        key = (bv.id, common)
+        if key not in self._plots:
+            self._plots[key] = _overview_plot(bv, stats.overview(bv, common))
+        return Response(self._plots[key], media_type="image/png")
+
+    async def samples(self, request: Request) -> Response:
+        bv = self._bench(request)
+        f = SampleFilter.from_query(request.query_params)
+        reviews = self._reviews(bv)
+        page = list_samples(
+            bv, f, {k: v["decision"] for k, v in reviews.items()} if reviews is not None else None
+        )
+        return self.render(
+            "samples.html",
+            bv=bv,
+            f=f,
+            page=page,
+            verdicts=VERDICTS,
+            groups=bv.groups(),
+            videos=sorted({s.cluster_id for s in bv.bench.samples}),
+            reviewing=reviews is not None,
+        )
+
+    async def sample(self, request: Request) -> Response:
+        bv = self._bench(request)
+        s = self._sample(bv, request)
+        runs = [details.run_detail(r, s) for r in bv.runs]
+        missing = details.missing_media(bv.bench, s)
+        listed = [] if missing else details.listed_descr(s)
+        reviews = self._reviews(bv)
+        ids = [x.id for x in bv.bench.samples]
+        i = ids.index(s.id)
+        return self.render(
+            "sample.html",
+            bv=bv,
+            s=s,
+            runs=runs,
+            gold=details.gold_text(s),
+            query_time=details.query_time(s),
+            listed=listed,
+            missing=missing,
+            trajectory=details.trajectory(bv, s),
+            scene=details.explore_scene(s),
+            review=(reviews or {}).get(s.id) if reviews is not None else None,
+            reviewing=reviews is not None,
+            history=self.review.history(s.id) if reviews is not None and self.review else [],
+            decisions=DECISIONS,
+            prev_id=ids[i - 1] if i > 0 else None,
+            next_id=ids[i + 1] if i + 1 < len(ids) else None,
+        )
+
+    async def compare(self, request: Request) -> Response:
+        bv = self._bench(request)
+        chosen = request.query_params.getlist("runs") or [r.id for r in bv.runs]
+        runs = [r for r in bv.runs if r.id in chosen]
+        return self.render(
+            "compare.html",
+            bv=bv,
+            runs=runs,
+            chosen=set(chosen),
+            paired=stats.paired(bv, runs),
+            confusions=stats.confusions(bv, runs),
+            orders=stats.order_accuracy(runs),
+            videos=stats.per_video(bv, runs),
+            differ=len({frozenset(stats.answered_ids(r)) for r in runs}) > 1,
+        )
+
+    # -- media --------------------------------------------------------------------------------------------
+    def _bench_any(self, request: Request):
+        if self.ws is not None:
+            bv = self._bench(request)
+            return bv.bench, self._sample(bv, request)
+        assert self.human is not None
+        if request.path_params["bench"] != "answer":
+            raise _NotFound("unknown benchmark")
+        try:
+            return self.human.bench, self.human.sample(request.path_params["sample"])
+        except KeyError as exc:
+            raise _NotFound("unknown sample") from exc
+
+    async def video(self, request: Request) -> Response:
+        bench, s = self._bench_any(request)
+        path = video_file(bench, s)
+        if path is None:
+            raise _NotFound("this sample has no video file")
+        return FileResponse(path, media_type="video/mp4")
+
+    def listed(self, request: Request) -> Response:
+        bench, s = self._bench_any(request)
+        try:
+            parts = self.media.listed(bench, s)
+        except Exception as exc:  # a missing or unreadable video: say so in place of the image
+            raise _NotFound(f"could not decode the frames of {s.id}: {exc}") from exc
+        k = request.path_params["k"]
+        if not 0 <= k < len(parts):
+            raise _NotFound("no such frame")
+        return Response(parts[k].load(), media_type=parts[k].mime)
+
+    def sent_part(self, request: Request) -> Response:
+        if self.ws is None or request.path_params["run"] not in self.ws.runs:
+            raise _NotFound("unknown run")
+        run = self.ws.runs[request.path_params["run"]]
+        bv = self.ws.bench_of(run)
+        s = self._sample(bv, request)
+        try:
+            got = self.media.sent_part(
+                bv.bench, s, run.manifest.get("inputs") or {}, request.path_params["sha"]
+            )
+        except Exception as exc:  # a missing or unreadable video: say so in place of the image
+            raise _NotFound(f"could not rebuild the inputs of {s.id}: {exc}") from exc
+        if got is None:
+            raise _NotFound("that part could not be rebuilt (media or settings changed since the run)")
+        return Response(got[0], media_type=got[1])
+
+
+def _overview_plot(bv: BenchView, table: dict[str, Any]) -> bytes:
+    from egoworld.report.plots import task_bars
+
+    sums, labels = [], []
+    for row in table["rows"]:
+        tasks = {}
+        for t in table["tasks"]:
+            c = row["cells"].get(t)
+            if c:
+                tasks[t] = {
+                    "metric": "v",
+                    "v": c["value"],
+                    "ci95": [c["lo"], c["hi"]],
+                    "chance": table["chance"].get(t),
+                }
+        o = row["cells"].get("Overall") or {}
+        sums.append(
+            {
+                "benchmark": bv.bench.name,
+                "task_order": table["tasks"],
+                "tasks": tasks,
+                "overall": o.get("value"),
+                "overall_ci95": [o.get("lo"), o.get("hi")],
+            }
+        )
+        labels.append(row["run"].label)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = task_bars(sums, labels, Path(tmp) / "bars.png")
+        return path.read_bytes()
+
+
+def create_app(view: ViewApp) -> Starlette:
+    return view.app
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return HTMLResponse(f"<h1>not found</h1><p>{escape(str(exc))}</p>", 404)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return HTMLResponse(escape(str(exc.detail)), exc.status_code)

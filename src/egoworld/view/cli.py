@@ -1,0 +1,173 @@
+"""Commands: ``egoworld view`` (the browser app) and ``egoworld bench filter`` (keep reviewed questions).
+Heavy imports stay inside the command functions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+LOCAL = "127.0.0.1"
+
+
+def _fail(exc: BaseException) -> None:
+    from egoworld.cli import _fail as fail
+
+    fail(exc)
+
+
+def view_cmd(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Benchmark folders, run folders, or folders that hold them (searched 4 levels deep)."
+        ),
+    ],
+    port: Annotated[int, typer.Option(help="Port to listen on (0: any free port).")] = 8765,
+    host: Annotated[
+        str,
+        typer.Option(help="Address to bind; anything but 127.0.0.1 requires the printed ?token= in the URL."),
+    ] = LOCAL,
+    review: Annotated[
+        str | None,
+        typer.Option(help="Review the questions of the one benchmark PATH as NAME: accept / reject / flag."),
+    ] = None,
+    review_file: Annotated[
+        Path | None, typer.Option(help="Review log (SQLite); default BENCH/reviews/NAME.sqlite.")
+    ] = None,
+    answer: Annotated[
+        str | None,
+        typer.Option(help="Answer the questions of the one benchmark PATH blind as NAME (model human:NAME)."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Run folder of the human answers (--answer); default human-NAME."),
+    ] = None,
+    tasks: Annotated[str | None, typer.Option(help="--answer: comma-separated tasks (default: all).")] = None,
+    per_task: Annotated[
+        int | None, typer.Option(help="--answer: the first N questions of each task.")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="--answer: the first N questions.")] = None,
+    audit: Annotated[
+        str | None,
+        typer.Option(help="Mark object visibility in the world folders PATH… as NAME (Beyond3D audit)."),
+    ] = None,
+    marks: Annotated[
+        Path | None, typer.Option(help="--audit: marks CSV to append to (default marks-NAME.csv).")
+    ] = None,
+    per_episode: Annotated[int, typer.Option(help="--audit: items sampled per episode.")] = 20,
+    seed: Annotated[int, typer.Option(help="--audit: seed of the sampled items.")] = 0,
+) -> None:
+    """Look at benchmarks and runs in the browser: overview with CIs, sample list with filters, each sample's
+    exact inputs and every reply, run comparison; review questions (--review), answer them (--answer), or
+    mark object visibility for the Beyond3D audit (--audit; then `egoworld beyond3d audit --marks FILE`).
+
+    Example: egoworld view demo-out --port 8765
+    """
+    import importlib.util
+    import secrets
+
+    missing = [m for m in ("starlette", "uvicorn", "jinja2") if importlib.util.find_spec(m) is None]
+    if missing:
+        _fail(RuntimeError(f"egoworld view needs {', '.join(missing)}: pip install 'egoworld[view]'"))
+    from egoworld.common.files import InputFileError
+    from egoworld.view.app import ViewApp, create_app
+
+    try:
+        if sum(x is not None for x in (review, answer, audit)) > 1:
+            raise ValueError("--review, --answer and --audit are separate sessions: pass one")
+        token = None if host in (LOCAL, "localhost") else secrets.token_urlsafe(16)
+        if audit:
+            from egoworld.view.audit import AuditSession
+
+            session = AuditSession(
+                list(paths), audit, marks or Path(f"marks-{audit}.csv"), per_episode=per_episode, seed=seed
+            )
+            view = ViewApp(None, audit=session, token=token)
+            where = "/audit"
+        elif answer:
+            from egoworld.view.human import HumanRun
+
+            if len(paths) != 1:
+                raise ValueError("--answer takes exactly one benchmark folder")
+            chosen = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
+            human = HumanRun(
+                paths[0], answer, out or Path(f"human-{answer}"), tasks=chosen, per_task=per_task, limit=limit
+            )
+            view = ViewApp(None, human=human, token=token)
+            where = "/answer"
+        else:
+            from egoworld.view.workspace import Workspace
+
+            ws = Workspace(paths)
+            log = bench_id = None
+            if review:
+                from egoworld.view.review import ReviewLog, default_review_file
+
+                if len(paths) != 1 or not (paths[0] / "manifest.json").is_file():
+                    raise ValueError("--review takes exactly one benchmark folder (with manifest.json)")
+                (bv,) = ws.benches.values()
+                log = ReviewLog(
+                    review_file or default_review_file(bv.bench.root, review),
+                    reviewer=review,
+                    bench_hash=bv.bench.hash,
+                )
+                bench_id = bv.id
+            view = ViewApp(ws, review=log, review_bench=bench_id, token=token)
+            where = f"/b/{bench_id}/samples" if review else "/"
+    except (InputFileError, ValueError, FileNotFoundError, KeyError) as exc:
+        _fail(exc)
+    serve(create_app(view), host, port, where, token)
+
+
+def serve(app: object, host: str, port: int, where: str, token: str | None) -> None:
+    """Run uvicorn; prints the URL once the socket is bound."""
+    import socket
+
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        raise SystemExit(f"error: cannot listen on {host}:{port} ({exc}); pick another --port") from exc
+    sock.listen(128)
+    bound = sock.getsockname()[1]
+    query = f"?token={token}" if token else ""
+    print(f"egoworld view: http://{host}:{bound}{where}{query}  (Ctrl-C stops)", flush=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False)  # type: ignore[arg-type]
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def bench_filter_cmd(
+    bench: Annotated[Path, typer.Argument(help="Benchmark folder that was reviewed.")],
+    review: Annotated[
+        Path, typer.Option("--review", help="Review log written by `egoworld view BENCH --review NAME`.")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="New benchmark folder with the accepted questions.")],
+    keep_flagged: Annotated[bool, typer.Option(help="Keep flagged questions too.")] = False,
+) -> None:
+    """Write the accepted questions of a reviewed benchmark as a new benchmark folder; its manifest records
+    the review (file, sha256, reviewers, counts).
+
+    Example: egoworld bench filter bench/b3d --review bench/b3d/reviews/ana.sqlite --out bench/b3d-reviewed
+    """
+    from egoworld.common.files import InputFileError
+    from egoworld.view.review import filter_benchmark
+
+    try:
+        counts = filter_benchmark(bench, review, out, keep_flagged=keep_flagged)
+    except (InputFileError, ValueError, FileNotFoundError) as exc:
+        _fail(exc)
+    typer.echo(
+        f"wrote {out}: {counts['kept']} questions kept ({counts['accepted']} accepted, {counts['rejected']} "
+        f"rejected, {counts['flagged']} flagged, {counts['unreviewed']} not reviewed)"
+    )
+
+
+def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
+    app.command("view")(view_cmd)
+    bench_app = next(g.typer_instance for g in app.registered_groups if g.name == "bench")
+    bench_app.command("filter")(bench_filter_cmd)

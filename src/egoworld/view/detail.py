@@ -1,0 +1,226 @@
+"""The sample page's content: the inputs each run sent (from its request store), every reply per option
+order with the extraction rule that fired, gold, the trajectory around the question and EXPLORE scenes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from egoworld.benchmarks.schema import Sample
+from egoworld.runner.config import STORE_FILE
+from egoworld.runner.permutations import order_index, parse_permutation_id
+from egoworld.runner.store import ResponseStore
+from egoworld.scoring.extract import letters_for
+from egoworld.view.workspace import BenchView, RunView
+
+
+def query_time(sample: Sample) -> float | None:
+    """The moment a question asks about: the clip end, else a ``query_time_s`` in the metadata."""
+    v = sample.media.video
+    if v is not None and v.end_s is not None:
+        return float(v.end_s)
+    for k in ("query_time_s", "query_s", "time_s"):
+        if isinstance(sample.metadata.get(k), int | float):
+            return float(sample.metadata[k])
+    return None
+
+
+def gold_text(sample: Sample) -> str:
+    if sample.answer_type == "choice":
+        letters = letters_for(len(sample.choices or ()))
+        return ", ".join(f"{letters[i]}) {sample.choices[i]}" for i in sample.correct_indices)  # type: ignore[index]
+    if sample.answer_type == "free":
+        return ""
+    return str(sample.answer)
+
+
+def option_text(sample: Sample, pred: Any) -> str:
+    if pred is None:
+        return ""
+    if (
+        sample.answer_type == "choice"
+        and sample.choices
+        and isinstance(pred, int)
+        and 0 <= pred < len(sample.choices)
+    ):
+        return sample.choices[pred]
+    return str(pred)
+
+
+@dataclass
+class SentPart:
+    kind: str  # text | image | video
+    text: str = ""
+    sha256: str = ""
+    mime: str = ""
+    label: str = ""
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunDetail:
+    run: RunView
+    prompt: str
+    parts: list[SentPart]
+    rows: list[dict[str, Any]]
+    score: float | None
+    verdict: str
+    order_count: int
+
+
+def request_parts(run: RunView, sample_id: str) -> list[SentPart]:
+    """The media and text parts of the first planned request of ``sample_id`` (as the store recorded it)."""
+    path = run.dir / STORE_FILE
+    if not path.is_file():
+        return []
+    with ResponseStore(path, readonly=True) as store:
+        row = store.db.execute(
+            "SELECT key FROM plan WHERE sample_id = ? ORDER BY permutation, epoch LIMIT 1", (sample_id,)
+        ).fetchone()
+        req = store.request(row[0]) if row else None
+    if not req:
+        return []
+    parts: list[SentPart] = []
+    for msg in req.get("messages", []):
+        for p in msg.get("content", []):
+            kind = p.get("type", "text")
+            if kind == "text":
+                parts.append(SentPart("text", text=str(p.get("text", ""))))
+            else:
+                info = {k: v for k, v in p.items() if k not in ("type", "sha256", "mime", "label")}
+                parts.append(
+                    SentPart(
+                        kind,
+                        sha256=str(p.get("sha256", "")),
+                        mime=str(p.get("mime", "")),
+                        label=str(p.get("label") or ""),
+                        info=info,
+                    )
+                )
+    return parts
+
+
+def run_detail(run: RunView, sample: Sample) -> RunDetail:
+    res = run.results.get(sample.id)
+    parts = request_parts(run, sample.id)
+    prompt = "\n".join(p.text for p in parts if p.kind == "text")
+    rows = []
+    for r in res.rows if res else []:
+        perm = parse_permutation_id(r.get("permutation", "")) if r.get("permutation") else None
+        letter = ""
+        if r.get("pred_position") is not None and sample.choices:
+            letter = letters_for(len(sample.choices))[int(r["pred_position"])]
+        rows.append(
+            {
+                "order": order_index(perm) if perm else 0,
+                "shown": " ".join(str(i) for i in perm) if perm else "as in the file",
+                "epoch": r.get("epoch", 0),
+                "status": r.get("status", ""),
+                "raw": r.get("raw") or "",
+                "error": r.get("error") or "",
+                "rule": r.get("rule") or "",
+                "letter": letter,
+                "parsed": option_text(sample, r.get("pred")),
+                "score": r.get("score"),
+                "prediction": r.get("prediction") if r.get("prediction") != r.get("raw") else None,
+                "objects": r.get("objects") if isinstance(r.get("objects"), list) else None,
+                "extra": {
+                    k: v
+                    for k, v in r.items()
+                    if k in ("s_obj", "s_att", "s_rel", "s_uni", "matched", "missed", "hallucinated")
+                },
+            }
+        )
+    rows.sort(key=lambda x: (x["order"], x["epoch"]))
+    return RunDetail(
+        run=run,
+        prompt=prompt,
+        parts=parts,
+        rows=rows,
+        score=res.score if res else None,
+        verdict=res.verdict if res else "",
+        order_count=len({x["order"] for x in rows}),
+    )
+
+
+def trajectory(bv: BenchView, sample: Sample) -> list[dict[str, Any]]:
+    """The steps of the sample's trajectory in order, with each run's answer and verdict."""
+    if sample.trajectory is None:
+        return []
+    tid = sample.trajectory.id
+    steps = sorted(
+        (s for s in bv.bench.samples if s.trajectory is not None and s.trajectory.id == tid),
+        key=lambda s: (s.trajectory.step, s.id),  # type: ignore[union-attr]
+    )
+    out = []
+    for s in steps:
+        answers = []
+        for r in bv.runs:
+            res = r.results.get(s.id)
+            answers.append(
+                {
+                    "run": r,
+                    "text": option_text(s, res.pred) if res else "",
+                    "verdict": res.verdict if res else "",
+                }
+            )
+        out.append({"sample": s, "gold": gold_text(s), "answers": answers, "current": s.id == sample.id})
+    return out
+
+
+def explore_scene(sample: Sample) -> list[dict[str, Any]] | None:
+    """The reference final scene of an EXPLORE question (a list of objects), when the answer is one."""
+    a = sample.answer
+    if sample.answer_type != "free":
+        return None
+    objs = a.get("objects", a.get("final_scene")) if isinstance(a, dict) else a
+    if not isinstance(objs, list):
+        return None
+    return [o if isinstance(o, dict) else {"description": str(o)} for o in objs]
+
+
+def missing_media(bench: Any, s: Any) -> list[str]:
+    """Media paths of a sample that are not on disk (e.g. a text-only import without --videos)."""
+    paths = ([s.media.video.path] if s.media.video else []) + [i.path for i in s.media.images]
+    return [p for p in paths if not bench.resolve(p).is_file()]
+
+
+def listed_descr(s: Any) -> list[dict[str, Any]]:
+    """What `MediaSource.listed` returns for a sample, described for the template (same order)."""
+    out: list[dict[str, Any]] = []
+    if s.media.video is None and not s.media.images:
+        return out
+    if s.media.frames or s.media.video is None:
+        for k, f in enumerate(s.media.frames, start=1):
+            out.append(
+                {
+                    "label": f.label or f"Frame {k}",
+                    "role": f.role or "frame",
+                    "marker": f.marker,
+                    "time_s": f.time_s,
+                    "index": f.index,
+                }
+            )
+    else:
+        marks = [f.marker for f in s.media.frames if f.marker is not None]
+        out.append(
+            {
+                "label": "last frame of the clip",
+                "role": "last-frame",
+                "marker": marks[-1] if marks else None,
+                "time_s": None,
+                "index": None,
+            }
+        )
+    for img in s.media.images:
+        out.append(
+            {
+                "label": img.label or Path(img.path).name,
+                "role": "image",
+                "marker": None,
+                "time_s": None,
+                "index": None,
+            }
+        )
+    return out

@@ -1,0 +1,281 @@
+"""`egoworld view` without a browser: the sample list's filters and paging, the review log, `bench filter`,
+human answers as a run, the token when the app listens beyond this machine, and report plot names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from view_helpers import XSS, Scripted, make_view_bench, run_model
+
+starlette_testclient = pytest.importorskip("starlette.testclient", reason="pip install 'egoworld[view]'")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("viewunit")
+    bench = make_view_bench(root / "bench")
+    gold = run_model(bench, root / "runs/gold", "gold", scripted=Scripted("gold"))
+    wrong = {f"dir-{i:02d}": "B" for i in range(12)}  # right only where gold is B (i % 4 == 1)
+    wrong["count-00"] = "no idea"
+    mixed = run_model(
+        bench, root / "runs/mixed", "mixed", scripted=Scripted("mixed", wrong), permutations="shuffle24"
+    )
+    return {"root": root, "bench": bench, "gold": gold, "mixed": mixed}
+
+
+def test_sample_list_filters_and_pages(world) -> None:
+    from egoworld.view.queries import PAGE_SIZE, SampleFilter, list_samples
+    from egoworld.view.workspace import Workspace
+
+    ws = Workspace([world["root"] / "runs"])
+    (bv,) = ws.benches.values()
+    assert [r.id for r in bv.runs] == ["gold", "mixed"]
+    everything = list_samples(bv, SampleFilter())
+    assert everything.total == 18 and everything.pages == 1 and PAGE_SIZE >= 18
+    wrong = list_samples(bv, SampleFilter(task="DIR", verdict="wrong", run="mixed"))
+    # shuffle24: "B" is a different option in each order, so some orders are right; never all 24
+    assert wrong.total == 12 and all(r["sample"].task == "DIR" for r in wrong.rows)
+    unparsed = list_samples(bv, SampleFilter(verdict="unparsed", run="mixed"))
+    assert [r["sample"].id for r in unparsed.rows] == ["count-00"]
+    assert list_samples(bv, SampleFilter(video="v1")).total == 6
+    assert list_samples(bv, SampleFilter(group="horizon_bucket=short")).total == 6
+    assert list_samples(bv, SampleFilter(disagree=True)).total > 0
+    by_score = list_samples(bv, SampleFilter(run="mixed", sort="score", task="COUNT"))
+    assert by_score.rows[0]["sample"].id == "count-00"
+
+
+def test_sample_page_and_compare_render(world) -> None:
+    from egoworld.view.app import ViewApp, create_app
+    from egoworld.view.workspace import Workspace
+
+    app = create_app(ViewApp(Workspace([world["root"]])))
+    with starlette_testclient.TestClient(app) as client:
+        page = client.get("/b/viewtoy-bench/s/dir-01")
+        assert page.status_code == 200
+        assert page.text.count('<tr><td class="num">') >= 25  # 24 orders of the Shuffle24 run + 1
+        assert "matched" not in page.text and "Trajectory t1" in page.text
+        assert client.get("/b/viewtoy-bench/compare").status_code == 200
+        assert client.get("/b/viewtoy-bench/s/nope").status_code == 404
+        assert client.get("/b/viewtoy-bench/video/dir-01").headers["content-type"] == "video/mp4"
+        ranged = client.get("/b/viewtoy-bench/video/dir-01", headers={"Range": "bytes=0-99"})
+        assert ranged.status_code == 206 and len(ranged.content) == 100  # seeking needs ranges
+        assert client.get("/plot/viewtoy-bench.png").content[:4] == b"\x89PNG"
+
+
+def test_token_when_listening_beyond_localhost(world) -> None:
+    from egoworld.view.app import ViewApp, create_app
+    from egoworld.view.workspace import Workspace
+
+    app = create_app(ViewApp(Workspace([world["bench"]]), token="s3cret"))
+    with starlette_testclient.TestClient(app) as client:
+        assert client.get("/").status_code == 403
+        assert client.get("/?token=wrong").status_code == 403
+        assert client.get("/?token=s3cret").status_code == 200
+        assert client.get("/b/viewtoy-bench/samples").status_code == 200  # the cookie it set
+
+
+def test_review_log_is_append_only_with_undo(tmp_path) -> None:
+    from egoworld.view.review import ReviewLog
+
+    log = ReviewLog(tmp_path / "r.sqlite", reviewer="ana", bench_hash="h1")
+    log.decide("a", "accept")
+    log.decide("a", "reject", "wrong gold")
+    log.decide("b", "flag", "blurry")
+    assert log.current()["a"]["decision"] == "reject"
+    log.undo("a")
+    assert log.current()["a"]["decision"] == "accept"  # back to the earlier decision
+    log.undo("a")
+    assert "a" not in log.current()
+    assert log.undo("a") is None
+    assert len(log.history("a")) == 4
+    with pytest.raises(ValueError):
+        log.decide("a", "maybe")
+    log.close()
+    from egoworld.common.files import InputFileError
+
+    with pytest.raises(InputFileError, match="another version"):
+        ReviewLog(tmp_path / "r.sqlite", reviewer="ana", bench_hash="h2")
+
+
+def test_bench_filter_keeps_accepted_and_records_review(world, tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from egoworld.benchmarks.folder import load_benchmark
+    from egoworld.cli import app
+    from egoworld.view.review import ReviewLog
+
+    bench = load_benchmark(world["bench"])
+    log_path = tmp_path / "ana.sqlite"
+    log = ReviewLog(log_path, reviewer="ana", bench_hash=bench.hash)
+    for sid in ("dir-00", "dir-03", "dir-01", "count-02"):
+        log.decide(sid, "accept")
+    log.decide("dir-00", "reject", "ambiguous")  # dir-03 depends on dir-00: dropped with it
+    log.decide("count-03", "flag")
+    log.close()
+    out = tmp_path / "reviewed"
+    res = CliRunner().invoke(
+        app, ["bench", "filter", str(world["bench"]), "--review", str(log_path), "--out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    new = load_benchmark(out)
+    assert [s.id for s in new.samples] == ["dir-01", "count-02"]
+    review = new.manifest.source["review"]
+    assert review["accepted"] == 3 and review["rejected"] == 1 and review["flagged"] == 1
+    assert review["dropped_dependencies"] == 1 and review["reviewers"] == ["ana"]
+    assert review["benchmark_hash"] == bench.hash
+    assert (out / "videos" / "v1.mp4").is_file()  # media still readable from the new folder
+    again = CliRunner().invoke(
+        app,
+        [
+            "bench",
+            "filter",
+            str(world["bench"]),
+            "--review",
+            str(tmp_path / "no.sqlite"),
+            "--out",
+            str(tmp_path / "x"),
+        ],
+    )
+    assert again.exit_code == 2 and "not found" in again.output
+
+
+def test_human_run_scores_like_a_model(world, tmp_path) -> None:
+    from egoworld.scoring.score import score_run
+    from egoworld.view.human import HumanRun
+
+    out = tmp_path / "human"
+    h = HumanRun(world["bench"], "bo", out, tasks=["DIR"])
+    assert h.next_sample().id == "dir-00"
+    with pytest.raises(ValueError):
+        h.answer("dir-00", "Z")
+    h.answer("dir-00", "A")
+    h.answer("dir-01", "C")
+    h.close()
+    h = HumanRun(world["bench"], "bo", out, tasks=["DIR"])  # resumes
+    assert h.next_sample().id == "dir-02" and h.progress() == (2, 12)
+    h.close()
+    summary = score_run(out)
+    assert summary["model_spec"] == "human:bo"
+    assert summary["tasks"]["DIR"]["n"] == 2 and summary["tasks"]["DIR"]["accuracy"] == 50.0
+    assert summary["missing"] == 10
+
+
+def test_hostile_strings_are_escaped(world, tmp_path) -> None:
+    from egoworld.view.app import ViewApp, create_app
+    from egoworld.view.workspace import Workspace
+
+    root = tmp_path / "x"
+    bench = make_view_bench(root / "bench", xss=True)
+    run_model(bench, root / "runs" / "evil", XSS, scripted=Scripted(XSS, {"dir-00": XSS}), tasks=["DIR"])
+    app = create_app(ViewApp(Workspace([root])))
+    with starlette_testclient.TestClient(app) as client:
+        for url in ("/", "/b/viewtoy-bench/samples", "/b/viewtoy-bench/s/dir-00", "/b/viewtoy-bench/compare"):
+            text = client.get(url).text
+            assert "<script>window" not in text, url
+            assert "&lt;script&gt;window" in text, url
+
+
+def test_section_plots_get_distinct_names(tmp_path) -> None:
+    from egoworld.report.plots import section_plot_path
+
+    a = section_plot_path(tmp_path, "beyond3d_cumulative", [tmp_path / "r1", tmp_path / "r2"])
+    b = section_plot_path(tmp_path, "beyond3d_cumulative", [tmp_path / "r3"])
+    assert a != b and a.parent == b.parent == tmp_path / "plots"
+    assert a == section_plot_path(tmp_path, "beyond3d_cumulative", [tmp_path / "r1", tmp_path / "r2"])
+
+
+def test_report_static_sample_pages_are_self_contained(world, tmp_path) -> None:
+    import re
+    import shutil
+
+    from egoworld.report.build import build_report
+
+    framed = run_model(
+        world["bench"],
+        tmp_path / "framed",
+        "framed",
+        scripted=Scripted("framed"),
+        setting="frames",
+        frames=4,
+        max_pixels=64 * 48,
+        tasks=["DIR"],
+    )
+    report = tmp_path / "report"
+    index = build_report([world["gold"], world["mixed"], framed], report)
+    page = index.read_text()
+    assert "different question sets" in page and "95 % cluster-bootstrap CIs" in page
+    assert (report / "viewtoy_ci95.csv").read_text().splitlines()[-1].startswith("chance,25.00")
+    moved = tmp_path / "elsewhere" / "copy"
+    shutil.copytree(report, moved)
+    shutil.rmtree(report)
+    htmls = list(moved.rglob("*.html"))
+    assert len(list((moved / "samples").rglob("*.html"))) == 18
+    for h in htmls:
+        for link in re.findall(r'(?:href|src)="([^"#]+)"', h.read_text()):
+            assert not link.startswith(("/", "file:", "http")), (h, link)
+            assert (h.parent / link).resolve().is_file(), (h, link)  # resolves inside the copy
+    from egoworld.report.sample_pages import page_name
+
+    assert len({page_name(i) for i in ("a|b", "a_b", "x" * 70 + "1", "x" * 70 + "2")}) == 4
+    samples = next((moved / "runs").glob("*framed*/samples.html")).read_text()
+    assert f'href="../../samples/viewtoy/{page_name("dir-04")}"' in samples
+    dir04 = (moved / "samples" / "viewtoy" / page_name("dir-04")).read_text()
+    thumbs = re.findall(r'src="(\.\./\.\./thumbs/[0-9a-f]+\.jpg)"', dir04)
+    assert len(thumbs) == 5  # 4 sampled frames + the listed query frame
+    assert "rule" in dir04.lower() and "Gold: <b>A) front-left</b>" in dir04
+
+
+def test_audit_marks_feed_beyond3d_audit(tmp_path) -> None:
+    import csv
+
+    from typer.testing import CliRunner
+
+    from egoworld.cli import app
+    from egoworld.media.testvideo import write_counter_video
+    from egoworld.view.app import ViewApp, create_app
+    from egoworld.view.audit import AuditSession
+    from egoworld.world import EpisodeMedia, save_episode
+    from test_beyond3d_tracks import hand_made_episode
+
+    world = tmp_path / "world" / "hand"
+    save_episode(hand_made_episode(EpisodeMedia(video="video.mp4")), world)
+    write_counter_video(world / "video.mp4", frames=600, fps=10, size=(160, 120))
+    marks = tmp_path / "marks.csv"
+    session = AuditSession([tmp_path / "world"], "ana", marks, per_episode=6, seed=1)
+    assert [it.key for it in session.items] == [
+        it.key
+        for it in AuditSession([tmp_path / "world"], "x", tmp_path / "m2.csv", per_episode=6, seed=1).items
+    ]  # seeded: the same items for everyone
+    with starlette_testclient.TestClient(create_app(ViewApp(None, audit=session))) as client:
+        for k in range(6):
+            page = client.get("/audit")
+            assert f'src="/audit/frame/{k}"' in page.text
+            assert client.get(f"/audit/frame/{k}").content[:4] == b"\x89PNG"
+            assert client.post("/audit", json={"index": k, "visible": k % 2 == 0}).status_code == 200
+        assert "All items are marked" in client.get("/audit").text
+        assert client.post("/audit", json={"index": 99, "visible": True}).status_code == 400
+    rows = list(csv.DictReader(marks.open()))
+    assert len(rows) == 6 and {r["reviewer"] for r in rows} == {"ana"}
+    res = CliRunner().invoke(
+        app, ["beyond3d", "audit", "--world", str(tmp_path / "world"), "--marks", str(marks)]
+    )
+    assert res.exit_code == 0, res.output
+    assert "Table 5" in res.output and "Balanced acc." in res.output
+
+
+def test_view_cli_refuses_bad_input(world, tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from egoworld.cli import app
+
+    res = CliRunner().invoke(app, ["view", str(tmp_path / "nothing")])
+    assert res.exit_code == 2 and "no such folder" in res.output
+    (tmp_path / "empty").mkdir()
+    res = CliRunner().invoke(app, ["view", str(tmp_path / "empty")])
+    assert res.exit_code == 2 and "holds no benchmark folder" in res.output
+    res = CliRunner().invoke(app, ["view", str(world["bench"]), "--review", "a", "--answer", "b"])
+    assert res.exit_code == 2 and "separate sessions" in res.output
+    res = CliRunner().invoke(app, ["view", str(world["root"] / "runs"), "--review", "a"])
+    assert res.exit_code == 2 and "exactly one benchmark folder" in res.output
