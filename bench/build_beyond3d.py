@@ -46,9 +46,10 @@ def world(root: Path, name: str, **kw) -> Path:
 
 def main() -> None:
     cores = two_cores()
+    from egoworld.benchmarks.beyond3d.synthetic import SynthConfig
+
     from egoworld.benchmarks.beyond3d.audit import audit_worlds
     from egoworld.benchmarks.beyond3d.build import BuildConfig, balance_summary, build_beyond3d
-    from egoworld.benchmarks.beyond3d.synthetic import SynthConfig
 
     root = Path(
         os.environ.get("EGOWORLD_BENCH_DIR") or Path(tempfile.gettempdir()) / "egoworld-bench-beyond3d"

@@ -1,4 +1,4 @@
-"""Building Beyond3D from small synthetic kitchens: trajectories, determinism, choices, media fields for
+"""Building Beyond3D from small rendered sim kitchens: trajectories, determinism, choices, media fields for
 the three settings, the temporal-cues variant, the CLI, and the HD-EPIC movements-only path on the real
 ``assoc_info.json``."""
 
@@ -15,19 +15,16 @@ from typer.testing import CliRunner
 from egoworld.benchmarks.beyond3d import SPATIAL_TASKS, STEP, TASK_ORDER
 from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d, chance_of
 from egoworld.benchmarks.beyond3d.cues import cue_variant
-from egoworld.benchmarks.beyond3d.synthetic import SynthConfig, write_world
 from egoworld.benchmarks.folder import load_benchmark
 from egoworld.common.files import InputFileError
 from egoworld.world import load_episode, save_episode
-
-SMALL = SynthConfig(duration_s=360.0)
+from sim_worlds import sim_kitchens
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("b3d_world")
-    write_world(out, kitchens=2, episodes_per_kitchen=3, seed=1, cfg=SMALL, detector=None)
-    return out
+    return sim_kitchens(out, episodes=3, minutes=5.0, seed=1)
 
 
 @pytest.fixture(scope="module")
@@ -129,14 +126,11 @@ def test_episodes_with_a_video_get_media_for_all_settings(tmp_path: Path) -> Non
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
 
-    cfg = SynthConfig(duration_s=330.0, camera_size=192, fps=5.0, moving_objects=8, static_objects=5)
-    world = tmp_path / "w"
-    folder = write_world(world, kitchens=1, episodes_per_kitchen=1, seed=2, cfg=cfg, detector=None)[0]
-    write_counter_video(
-        folder / "video.mp4", frames=int(cfg.duration_s * cfg.fps) + 1, fps=5, size=(192, 192), gop=10
-    )
+    world = sim_kitchens(tmp_path / "w", episodes=1, minutes=5.5, seed=2, size=96, objects=24)
+    folder = world / "kitchen_000"
     ep = load_episode(folder)
-    save_episode(ep.model_copy(update={"media": ep.media.model_copy(update={"video": "video.mp4"})}), folder)
+    # a counter video in place of the rendered one: every frame shows its own index
+    write_counter_video(folder / "video.mp4", frames=len(ep.poses), fps=1, size=(96, 96), gop=10)
     out = tmp_path / "bench"
     build_beyond3d([world], out, BuildConfig(anchors=10, controls=5))
     bench = load_benchmark(out)
@@ -149,7 +143,7 @@ def test_episodes_with_a_video_get_media_for_all_settings(tmp_path: Path) -> Non
             assert f.role == "last_frame" and f.time_s == s.metadata["query_s"]
             assert list(f.marker) == s.metadata["marker"]
             u, w = f.marker
-            assert 0 <= u < 192 and 0 <= w < 192
+            assert 0 <= u < 96 and 0 <= w < 96
         else:
             assert s.media.frames == ()
     for setting, policy in (("last-frame", "last"), ("frames", "fps-end:1")):

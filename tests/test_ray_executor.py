@@ -146,11 +146,10 @@ def test_resume_after_killing_the_driver(tmp_path):
 
 def test_beyond3d_build_on_ray_is_byte_identical(local_ray, tmp_path):
     from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-    from egoworld.benchmarks.beyond3d.synthetic import SynthConfig, write_world
     from egoworld.common.hashing import sha256_file
+    from sim_worlds import sim_kitchens
 
-    worlds = tmp_path / "worlds"
-    write_world(worlds, kitchens=1, episodes_per_kitchen=3, seed=0, cfg=SynthConfig(), detector=None)
+    worlds = sim_kitchens(tmp_path / "worlds", episodes=2, minutes=4.0)
     for executor in ("local", "ray"):
         build_beyond3d([worlds], tmp_path / executor, BuildConfig(anchors=20, controls=20), executor=executor)
     for name in ("samples.jsonl", "manifest.json"):

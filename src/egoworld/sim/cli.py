@@ -36,6 +36,12 @@ def synth_cmd(
         float, typer.Option("--abnormal-rate", help="Actions: share of abnormal episodes.")
     ] = 0.2,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Episodes made in parallel (processes).")] = 1,
+    executor: Annotated[
+        str, typer.Option("--executor", help="local (--jobs processes) or ray (one Ray task per episode).")
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option("--address", help="Ray cluster address (auto = the running cluster).")
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Remake episodes made with other parameters.")
     ] = False,
@@ -101,8 +107,10 @@ def synth_cmd(
                 force=force,
                 on_episode=on_episode,
                 on_frames=on_frames,
+                executor=executor,
+                address=address,
             )
-    except (InputFileError, ValueError) as exc:
+    except (InputFileError, ValueError, RuntimeError) as exc:
         console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from exc
     console.print(

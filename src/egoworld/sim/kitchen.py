@@ -200,7 +200,11 @@ def build_kitchen_episode(episode_id: str, seed: int, cfg: KitchenConfig) -> tup
                 initial_position=(x, y, round(sup.z + o.half_height, 6)),
                 initial_fixture=sup.fixture,
                 movements=tuple(story.movements.get(o.id, [])),
-                meta={"inst": o.inst, "initial_support": sup_id},
+                meta={
+                    "inst": o.inst,
+                    "initial_support": sup_id,
+                    "size_m": 2 * o.radius,
+                },
             )
         )
     camera = _camera(cfg)

@@ -64,8 +64,9 @@ class WalkConfig:
 
     minutes: float = 10.0
     fps: float = 1.0
-    pano_width: int = 512
-    view_size: int = 128
+    pano_width: int = 1536
+    """a 90° view spans a quarter of the panorama: 1536 px wide gives the default views their full detail"""
+    view_size: int = 384
     view_fov_deg: float = 90.0
     min_pixels: int = 12
     speed_m_s: float = 1.3
