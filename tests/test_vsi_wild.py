@@ -35,7 +35,7 @@ DIAGONAL = {"forward-right": 45.0, "backward-right": 135.0, "backward-left": -13
 @pytest.fixture(scope="module")
 def walks(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("vsi_walks")
-    synth_walks(root)
+    synth_walks(root, pano_width=128, view_size=32)  # tiny images keep the test cheap
     return root
 
 

@@ -27,7 +27,7 @@ def synth_cmd(
         int | None,
         typer.Option("--size", help="Kitchen image size (fisheye side, pinhole width); walk panorama width."),
     ] = None,
-    view_size: Annotated[int, typer.Option("--view-size", help="Walk: side of each perspective view.")] = 128,
+    view_size: Annotated[int, typer.Option("--view-size", help="Walk: side of each perspective view.")] = 384,
     actions: Annotated[
         int | None,
         typer.Option("--actions", help="Actions: number of actions (11–700; default drawn per partition)."),
@@ -46,7 +46,10 @@ def synth_cmd(
         bool, typer.Option("--force", help="Remake episodes made with other parameters.")
     ] = False,
 ) -> None:
-    """Synthesise episodes with exact ground truth; episodes already complete are skipped."""
+    """Synthesise episodes with exact ground truth; episodes already complete are skipped.
+
+    Example: egoworld world synth kitchen --episodes 4 --minutes 5 --out worlds/kitchens --jobs 2
+    """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
