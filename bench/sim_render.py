@@ -49,14 +49,13 @@ def _timed(fn, n: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
 
 def speed(n: int) -> dict[str, float]:
     """Frames/s of both renderers on the same kitchen and walk frames."""
-    from raycast_reference import RaycastRenderer
-
     from egoworld.sim.cameras import equirect
     from egoworld.sim.gl import renderer_name
     from egoworld.sim.kitchen import KitchenConfig, build_kitchen_episode
     from egoworld.sim.kitchen_world import KitchenWorld
     from egoworld.sim.render import Renderer
     from egoworld.sim.walk import NEAR_RADIUS, WalkConfig, WalkWorld
+    from raycast_reference import RaycastRenderer
 
     print(f"OpenGL renderer: {renderer_name()}")
     figures: dict[str, float] = {}
@@ -75,7 +74,10 @@ def speed(n: int) -> dict[str, float]:
         fps = {}
         for kind, cls in (("raster", Renderer), ("raycast", RaycastRenderer)):
             r = cls(camera, far=far)
-            wall, cpu = _timed(lambda i, r=r: r.render(*frames[i % len(frames)], background), n)
+            wall, cpu = _timed(
+                lambda i, r=r, f=frames, b=background: r.render(*f[i % len(f)], b),  # type: ignore[misc]
+                n,
+            )
             fps[kind] = (wall, cpu)
             figures[f"{name}_{kind}_fps"] = round(wall, 2)
             figures[f"{name}_{kind}_cpu_fps"] = round(cpu, 2)
