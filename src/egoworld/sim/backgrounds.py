@@ -8,6 +8,7 @@ background analytically, per ray (the reference ray caster in ``bench/`` uses th
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -84,6 +85,9 @@ class RoomBackground:
 
     def parts(self, origin: NDArray, far: float) -> PrimitiveSet:
         """Slabs 10 cm thick just outside the room (overlapping at the corners, so no ray escapes)."""
+        return _room_slabs(self)
+
+    def _slabs(self) -> PrimitiveSet:
         lo, hi, d = np.asarray(self.lo), np.asarray(self.hi), 0.1
         b = PartsBuilder()
         b.box_min_max(lo - d, (hi[0] + d, hi[1] + d, lo[2]), self.floor)
@@ -118,6 +122,11 @@ class RoomBackground:
         on_x = (pw[:, 0] <= eps) | (pw[:, 0] >= size[0] - eps)
         rgb[wall] = _paint(self.walls, pw, np.where(on_x, np.float32(0.8), np.float32(0.7)))
         return rgb
+
+
+@functools.lru_cache(maxsize=64)
+def _room_slabs(room: RoomBackground) -> PrimitiveSet:
+    return room._slabs()
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ uniform vec3 lamp;        // a ceiling lamp (world position)
 uniform float lamp_power; // 0: no lamp
 uniform vec3 haze_color;
 uniform float haze_m;     // 0: no haze
+uniform sampler2D grain;  // tileable noise texture (`grain_texture`)
 layout(location = 0) out vec4 out_rgb;
 layout(location = 1) out int out_id;
 layout(location = 2) out float out_range;
@@ -66,15 +67,6 @@ float cell_hash(vec3 c) {
     uint h = (uint(i.x) * 73856093u) ^ (uint(i.y) * 19349663u) ^ (uint(i.z) * 83492791u);
     h = (h ^ (h >> 13u)) * 1274126177u;
     return float((h ^ (h >> 16u)) & 65535u) / 65536.0;
-}
-
-float value_noise(vec3 p) {
-    vec3 c = floor(p); vec3 f = fract(p); f = f * f * (3.0 - 2.0 * f);
-    float a = mix(mix(cell_hash(c), cell_hash(c + vec3(1, 0, 0)), f.x),
-                  mix(cell_hash(c + vec3(0, 1, 0)), cell_hash(c + vec3(1, 1, 0)), f.x), f.y);
-    float b = mix(mix(cell_hash(c + vec3(0, 0, 1)), cell_hash(c + vec3(1, 0, 1)), f.x),
-                  mix(cell_hash(c + vec3(0, 1, 1)), cell_hash(c + vec3(1, 1, 1)), f.x), f.y);
-    return mix(a, b, f.z);
 }
 
 bool pattern(int code, float s, vec3 p, vec3 h, vec3 nl) {
@@ -102,8 +94,10 @@ void main() {
     float s = v_misc.y;
     vec3 nl = normalize(v_nrm_local);
     vec3 base = pattern(code, s, v_local, v_half, nl) ? v_color2 : v_color;
-    // surface grain: smooth value noise at a 2.5 cm scale (wood, plaster, fabric at a distance)
-    base *= 0.9 + 0.2 * value_noise(v_local * 41.0);
+    // surface texture: tileable noise mapped onto the face (the two part axes across the normal), 32 cm tiles
+    vec3 an = abs(nl);
+    vec2 tuv = an.x > max(an.y, an.z) ? v_local.yz : (an.y > an.z ? v_local.xz : v_local.xy);
+    base *= 0.86 + 0.28 * texture(grain, tuv * 3.1).r;
     vec3 n = normalize(v_nrm);
     vec3 view = normalize(eye - v_world);
     if (dot(n, view) < 0.0) n = -n;
@@ -162,6 +156,21 @@ def context() -> Any:
 def renderer_name() -> str:
     """The OpenGL renderer string (e.g. ``llvmpipe (LLVM 15.0.6, 256 bits)``)."""
     return str(context().info["GL_RENDERER"])
+
+
+def grain_texture(size: int = 256, seed: int = 0) -> NDArray[np.uint8]:
+    """A tileable greyscale noise texture ``(size, size)``: white noise low-passed (periodic, via FFT) at two
+    scales and stretched to 0–255 — wood, plaster and fabric grain at a distance. Fixed by ``seed``."""
+    rng = np.random.default_rng(seed)
+    f = np.fft.fftfreq(size)
+    r = np.hypot(f[:, None], f[None, :])
+    out = np.zeros((size, size))
+    for cutoff, weight in ((0.03, 0.6), (0.12, 0.4)):
+        spectrum = np.fft.fft2(rng.standard_normal((size, size))) * np.exp(-((r / cutoff) ** 2))
+        layer = np.fft.ifft2(spectrum).real
+        out += weight * (layer - layer.mean()) / layer.std()
+    out = (out - out.min()) / (out.max() - out.min())
+    return np.round(out * 255).astype(np.uint8)
 
 
 def template_meshes(segments: int = 24, rings: int = 12) -> dict[int, NDArray[np.float32]]:

@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
 from egoworld.geometry.transforms import rotation_about
 from egoworld.sim.backgrounds import Background, Lighting
-from egoworld.sim.gl import FRAGMENT_SHADER, VERTEX_SHADER, context, template_meshes
+from egoworld.sim.gl import FRAGMENT_SHADER, VERTEX_SHADER, context, grain_texture, template_meshes
 from egoworld.sim.primitives import PrimitiveSet
 
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
@@ -131,6 +131,11 @@ class Renderer:
             ],
             depth_attachment=ctx.depth_renderbuffer(size),
         )
+        grain = grain_texture()
+        self._grain = ctx.texture(grain.shape[::-1], 1, grain.tobytes())
+        self._grain.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        self._grain.repeat_x = self._grain.repeat_y = True
+        self._prog["grain"].value = 0
         self._templates = {}
         for kind, mesh in template_meshes().items():
             self._templates[kind] = ctx.buffer(mesh.tobytes())
@@ -183,7 +188,8 @@ class Renderer:
         return self._vaos[kind]
 
     def _draw(self, prims: PrimitiveSet, pose: NDArray, lt: Lighting) -> tuple[NDArray, NDArray, NDArray]:
-        """Draw every face; the face buffers ``(rgba (N,) uint32, ids (N,), range (N,))`` over all face pixels."""
+        """Draw every face; the face buffers ``(rgba (N,) uint32, ids (N,), range (N,))`` over all face pixels
+        (alpha 0 where nothing was drawn)."""
         ctx, prog, mgl = self._ctx, self._prog, self._moderngl
         origin = pose[:3, 3]
         keep = np.flatnonzero(
@@ -194,6 +200,7 @@ class Renderer:
         fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)  # alpha 0: nothing drawn (told apart from id 0)
         ctx.enable(mgl.DEPTH_TEST | mgl.CULL_FACE)
         ctx.front_face = "cw"
+        self._grain.use(location=0)
         prog["eye"].value = tuple(float(x) for x in origin)
         prog["lamp"].value = tuple(float(x) for x in lt.lamp)
         prog["lamp_power"].value = float(lt.lamp_power)
@@ -226,14 +233,9 @@ class Renderer:
                 vao = self._vao(kind, rows_k)
                 vao.render(mgl.TRIANGLES, instances=len(rows_k))  # type: ignore[attr-defined]
         ctx.finish()
-        rgba = np.frombuffer(
-            fbo.read(components=4, attachment=0), np.uint32
-        )  # RGBA bytes, one word per pixel
-        undrawn = (rgba >> 24) == 0
-        ids = np.frombuffer(fbo.read(components=1, attachment=1, dtype="i4"), np.int32).copy()
-        rng = np.frombuffer(fbo.read(components=1, attachment=2, dtype="f4"), np.float32).copy()
-        ids[undrawn] = -1
-        rng[undrawn] = np.inf
+        rgba = np.frombuffer(fbo.read(components=4, attachment=0), np.uint32)  # RGBA bytes in one word
+        ids = np.frombuffer(fbo.read(components=1, attachment=1, dtype="i4"), np.int32)
+        rng = np.frombuffer(fbo.read(components=1, attachment=2, dtype="f4"), np.float32)
         return rgba, ids, rng
 
     def render(self, prims: PrimitiveSet, world_from_camera: NDArray, background: Background) -> Frame:
@@ -241,24 +243,25 @@ class Renderer:
         pose = np.asarray(world_from_camera, dtype=np.float64)
         # the background last: the depth test then skips shading most of it (drawn over by the scene)
         scene = PrimitiveSet.concat([prims, background.parts(pose[:3, 3], self.far)])
-        rgb_f, ids_f, rng_f = self._draw(scene, pose, background.lighting())
+        rgba_f, ids_f, rng_f = self._draw(scene, pose, background.lighting())
         lut = self._lut_full
-        rgb = np.take(rgb_f, lut).view(np.uint8).reshape(-1, 4)[:, :3].copy()
+        rgba = np.take(rgba_f, lut)
         ids = np.take(ids_f, lut)
         depth = np.take(rng_f, lut)
-        undrawn = np.flatnonzero((ids < 0) & self._valid_full)
+        rgba[self._invalid_full] = 0
+        undrawn = np.flatnonzero((rgba >> 24) == 0)  # outside the image, or a ray that met nothing
+        ids[undrawn] = 0
+        depth[undrawn] = np.nan
+        undrawn = undrawn[self._valid_full[undrawn]]
         if len(undrawn):  # the sky (or a crack between background slabs): the background's own colour
             r = pose[:3, :3].astype(np.float32)
             d = self._rays_full[undrawn]
             dirs = d[:, 0:1] * r[:, 0] + d[:, 1:2] * r[:, 1] + d[:, 2:3] * r[:, 2]
             t = background.distance(pose[:3, 3], dirs)
             t = np.where(t > self.near, t, np.inf).astype(np.float32)
-            col = background.color(pose[:3, 3], dirs, t)
-            rgb[undrawn] = np.clip(col * 255 + 0.5, 0, 255).astype(np.uint8)
+            col = np.clip(background.color(pose[:3, 3], dirs, t) * 255 + 0.5, 0, 255).astype(np.uint32)
+            rgba[undrawn] = col[:, 0] | (col[:, 1] << 8) | (col[:, 2] << 16)
             depth[undrawn] = t
-        ids[ids < 0] = 0
-        rgb[self._invalid_full] = 0
-        ids[self._invalid_full] = 0
-        depth[self._invalid_full] = np.nan
+        rgb = np.ascontiguousarray(rgba.view(np.uint8).reshape(-1, 4)[:, :3])
         h, w = self.camera.height, self.camera.width
         return Frame(rgb.reshape(h, w, 3), depth.reshape(h, w), ids.reshape(h, w))
