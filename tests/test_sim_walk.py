@@ -12,8 +12,8 @@ import pytest
 from egoworld.common.hashing import sha256_file
 from egoworld.geometry.equirect import FOUR_VIEWS, perspective_sampler
 from egoworld.geometry.transforms import make_transform, rotation_about
+from egoworld.media.writer import read_video
 from egoworld.sim.render import Renderer
-from egoworld.sim.video import read_video
 from egoworld.sim.walk import NEAR_RADIUS, WalkConfig, WalkWorld, synth_walk, view_motion
 from egoworld.sim.walk_places import STYLES
 from egoworld.world.folder import load_episode

@@ -18,11 +18,11 @@ from egoworld.benchmarks.vsi_wild.config import BuildConfig, StreamRules
 from egoworld.benchmarks.vsi_wild.demo import synth_walks
 from egoworld.common.hashing import sha256_file
 from egoworld.geometry.equirect import FOUR_VIEWS, perspective_sampler
+from egoworld.media.writer import read_video
 from egoworld.models.base import Generation, Model, Request
 from egoworld.runner.config import RunConfig
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
-from egoworld.sim.video import read_video
 from egoworld.sim.walk import view_motion
 from egoworld.world.folder import load_episode
 

@@ -16,10 +16,10 @@ from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER, cut_views, render_vie
 from egoworld.common.files import InputFileError
 from egoworld.geometry.equirect import perspective_sampler
 from egoworld.geometry.transforms import make_transform, rotation_about
+from egoworld.media.writer import VideoWriter, read_video
 from egoworld.sim.cameras import equirect
 from egoworld.sim.head import head_poses
 from egoworld.sim.render import Renderer
-from egoworld.sim.video import VideoWriter, read_video
 from egoworld.sim.walk import NEAR_RADIUS, WalkConfig, WalkWorld, synth_walk
 from egoworld.world.folder import load_episode, save_episode
 

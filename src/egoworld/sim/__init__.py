@@ -12,7 +12,7 @@ Public API:
 * Rendering: `egoworld.sim.render.Renderer` (RGB, depth as range in metres, instance ids from one OpenGL
   pass — moderngl, headless EGL — for any camera model of `egoworld.geometry.cameras`; `egoworld.sim.gl`
   holds the context and the shader), `egoworld.sim.primitives` (boxes, cylinders, ellipsoids),
-  `egoworld.sim.looks`, `egoworld.sim.backgrounds`; `egoworld.sim.video.VideoWriter` (byte-stable MP4).
+  `egoworld.sim.looks`, `egoworld.sim.backgrounds`; `egoworld.media.writer.VideoWriter` (byte-stable MP4).
 * Symbolic action simulation: `egoworld.sim.actions_state.SceneState` (→ `SceneGraph`),
   `egoworld.sim.actions_sim.ActionSimulator`.
 

@@ -39,6 +39,7 @@ from egoworld.common.files import write_jsonl
 from egoworld.common.hashing import seeded_rng
 from egoworld.geometry.equirect import FOUR_VIEWS, view_camera, view_rotation
 from egoworld.geometry.transforms import make_transform
+from egoworld.media.writer import VideoWriter
 from egoworld.sim.arrays import save_npz
 from egoworld.sim.backgrounds import SkyBackground
 from egoworld.sim.cameras import equirect
@@ -46,7 +47,6 @@ from egoworld.sim.head import head_poses
 from egoworld.sim.looks import Look
 from egoworld.sim.primitives import PrimitiveSet
 from egoworld.sim.render import Renderer
-from egoworld.sim.video import VideoWriter
 from egoworld.sim.walk_places import Instance, Place, build_place, make_route
 from egoworld.sim.walk_route import WalkPlan, plan_walk
 from egoworld.world.episode import Episode, EpisodeMedia, EpisodeObject
