@@ -20,6 +20,8 @@ from egoworld.common.files import InputFileError
 from egoworld.world import load_episode, save_episode
 from sim_worlds import sim_kitchens
 
+GEO = "none"  # geometric visibility only: the tiny test images are too small for the simulated detector
+
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -30,7 +32,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def bench_dir(world: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("b3d_bench")
-    build_beyond3d([world], out, BuildConfig(anchors=40, controls=40, seed=3))
+    build_beyond3d([world], out, BuildConfig(anchors=40, controls=40, seed=3, detections=GEO))
     return out
 
 
@@ -63,11 +65,11 @@ def test_same_inputs_give_identical_bytes_and_seed_matters(
     world: Path, bench_dir: Path, tmp_path: Path
 ) -> None:
     again = tmp_path / "again"
-    build_beyond3d([world], again, BuildConfig(anchors=40, controls=40, seed=3))
+    build_beyond3d([world], again, BuildConfig(anchors=40, controls=40, seed=3, detections=GEO))
     for name in ("samples.jsonl", "manifest.json", "build_report.json"):
         assert (again / name).read_bytes() == (bench_dir / name).read_bytes()
     other = tmp_path / "other"
-    build_beyond3d([world], other, BuildConfig(anchors=40, controls=40, seed=4))
+    build_beyond3d([world], other, BuildConfig(anchors=40, controls=40, seed=4, detections=GEO))
     assert (other / "samples.jsonl").read_bytes() != (bench_dir / "samples.jsonl").read_bytes()
 
 
@@ -132,7 +134,7 @@ def test_episodes_with_a_video_get_media_for_all_settings(tmp_path: Path) -> Non
     # a counter video in place of the rendered one: every frame shows its own index
     write_counter_video(folder / "video.mp4", frames=len(ep.poses), fps=1, size=(96, 96), gop=10)
     out = tmp_path / "bench"
-    build_beyond3d([world], out, BuildConfig(anchors=10, controls=5))
+    build_beyond3d([world], out, BuildConfig(anchors=10, controls=5, detections=GEO))
     bench = load_benchmark(out)
     assert (out / "videos" / f"{ep.id}.mp4").resolve() == (folder / "video.mp4").resolve()
     for s in bench.samples:
@@ -191,6 +193,8 @@ def test_cli_build_and_check(world: Path, tmp_path: Path) -> None:
             "20",
             "--controls",
             "10",
+            "--detections",
+            "none",
         ],
     )
     assert res.exit_code == 0, res.output

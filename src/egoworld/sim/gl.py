@@ -147,10 +147,19 @@ def context() -> Any:
                 errors.append(f"{backend or 'default'}: {exc}")
         else:
             raise RuntimeError(f"no OpenGL context ({'; '.join(errors)}); {INSTALL_HINT}")
-        ctx.gc_mode = "auto"
+        # GL objects of dropped renderers are released by `collect` at a safe point (never in mid-draw)
+        ctx.gc_mode = "context_gc"
         _CONTEXT.clear()
         _CONTEXT[pid] = ctx
     return _CONTEXT[pid]
+
+
+def collect() -> None:
+    """Release the GL objects of renderers Python has dropped (call between draws, never during one)."""
+    import gc
+
+    gc.collect()
+    context().gc()
 
 
 def renderer_name() -> str:

@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
 from egoworld.geometry.transforms import rotation_about
 from egoworld.sim.backgrounds import Background, Lighting
-from egoworld.sim.gl import FRAGMENT_SHADER, VERTEX_SHADER, context, grain_texture, template_meshes
+from egoworld.sim.gl import FRAGMENT_SHADER, VERTEX_SHADER, collect, context, grain_texture, template_meshes
 from egoworld.sim.primitives import PrimitiveSet
 
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
@@ -119,6 +119,7 @@ class Renderer:
         self._valid_full = valid.ravel()
         self._invalid_full = np.flatnonzero(~self._valid_full)
         self._rays_full = rays.reshape(-1, 3).astype(np.float32)
+        collect()  # free what earlier renderers left behind before allocating
         ctx = context()
         self._ctx = ctx
         self._prog = ctx.program(vertex_shader=VERTEX_SHADER, fragment_shader=FRAGMENT_SHADER)
