@@ -20,7 +20,7 @@ from egoworld.benchmarks.folder import load_benchmark
 from sim_worlds import sim_kitchens
 
 pytestmark = pytest.mark.slow
-WORLD = {"episodes": 10, "minutes": 10.0, "seed": 0, "size": 64}
+WORLD = {"episodes": 16, "minutes": 10.0, "seed": 0, "size": 64}
 
 TYPES_1000 = (
     "last_visible_time",
