@@ -128,11 +128,11 @@ def test_episodes_with_a_video_get_media_for_all_settings(tmp_path: Path) -> Non
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
 
-    world = sim_kitchens(tmp_path / "w", episodes=1, minutes=5.5, seed=2, size=96, objects=24)
+    world = sim_kitchens(tmp_path / "w", episodes=1, minutes=5.5, seed=2, size=192, objects=24)
     folder = world / "kitchen_000"
     ep = load_episode(folder)
     # a counter video in place of the rendered one: every frame shows its own index
-    write_counter_video(folder / "video.mp4", frames=len(ep.poses), fps=1, size=(96, 96), gop=10)
+    write_counter_video(folder / "video.mp4", frames=len(ep.poses), fps=1, size=(192, 192), gop=10)
     out = tmp_path / "bench"
     build_beyond3d([world], out, BuildConfig(anchors=10, controls=5, detections=GEO))
     bench = load_benchmark(out)
@@ -145,7 +145,7 @@ def test_episodes_with_a_video_get_media_for_all_settings(tmp_path: Path) -> Non
             assert f.role == "last_frame" and f.time_s == s.metadata["query_s"]
             assert list(f.marker) == s.metadata["marker"]
             u, w = f.marker
-            assert 0 <= u < 96 and 0 <= w < 96
+            assert 0 <= u < 192 and 0 <= w < 192
         else:
             assert s.media.frames == ()
     for setting, policy in (("last-frame", "last"), ("frames", "fps-end:1")):

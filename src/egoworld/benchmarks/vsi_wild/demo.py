@@ -17,7 +17,7 @@ WALKS: tuple[tuple[str, float, float], ...] = (
     ("walk_75min", 75.0, 0.05),
     ("walk_125min", 125.0, 0.05),
 )
-DEMO_FRAME_SCALE = 0.5
+DEMO_FRAME_SCALE = 0.35
 DEMO_MODELS = ("random", "prior", "oracle")
 
 
