@@ -129,14 +129,20 @@ void main() {
 _CONTEXT: dict[int, Any] = {}
 
 
+def moderngl_module() -> Any:
+    """The moderngl module, or an error that says how to install it."""
+    try:
+        import moderngl
+    except ImportError as exc:
+        raise RuntimeError(INSTALL_HINT) from exc
+    return moderngl
+
+
 def context() -> Any:
     """This process's headless OpenGL context (created on first use; a forked child makes its own)."""
     pid = os.getpid()
     if pid not in _CONTEXT:
-        try:
-            import moderngl
-        except ImportError as exc:
-            raise RuntimeError(INSTALL_HINT) from exc
+        moderngl = moderngl_module()
         errors = []
         for backend in ("egl", "osmesa", None):
             try:

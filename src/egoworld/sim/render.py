@@ -32,7 +32,15 @@ from numpy.typing import NDArray
 from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
 from egoworld.geometry.transforms import rotation_about
 from egoworld.sim.backgrounds import Background, Lighting
-from egoworld.sim.gl import FRAGMENT_SHADER, VERTEX_SHADER, collect, context, grain_texture, template_meshes
+from egoworld.sim.gl import (
+    FRAGMENT_SHADER,
+    VERTEX_SHADER,
+    collect,
+    context,
+    grain_texture,
+    moderngl_module,
+    template_meshes,
+)
 from egoworld.sim.primitives import PrimitiveSet
 
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
@@ -83,8 +91,7 @@ class Renderer:
     """Rasteriser for one camera model (reuse it for every frame of a video)."""
 
     def __init__(self, camera: Camera, *, near: float = 0.02, far: float = 200.0) -> None:
-        import moderngl
-
+        moderngl = moderngl_module()
         self.camera = camera
         self.near, self.far = near, far
         h, w = camera.height, camera.width
