@@ -27,8 +27,8 @@ DEMO_KITCHENS = {"episodes": 6, "minutes": 4.0, "fps": 1.0, "size": 224}
 def run_demo(
     out: str | Path,
     *,
-    anchors: int = 100,
-    controls: int = 100,
+    anchors: int = 80,
+    controls: int = 80,
     sim: bool = True,
     say: Callable[[str], None] = print,
 ) -> Path:
@@ -44,8 +44,8 @@ def run_demo(
 def demo_runs(
     out: str | Path,
     *,
-    anchors: int = 100,
-    controls: int = 100,
+    anchors: int = 80,
+    controls: int = 80,
     sim: bool = True,
     say: Callable[[str], None] = print,
 ) -> list[Path]:
