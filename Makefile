@@ -9,17 +9,26 @@ export MPLBACKEND := Agg
 # llama-cpp-python compiles from source (no wheel here): a portable build
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 # extras the test suite needs (grows as packages land); torch first, from the local CPU build
-TEST_EXTRAS ?= test,video,explore,hf,serve,ray,export,mesh,view,browser-test
+TEST_EXTRAS ?= test,video,sim,explore,hf,serve,ray,export,mesh,view,browser-test
 TORCH ?= torch==2.13.0
 DEMO_OUT ?= demo-out
 
-.PHONY: install install-test demo test test-fast lint bench clean chromium
+.PHONY: install install-test demo test test-fast lint bench clean chromium gl-libs
+
+# the synthetic worlds' renderer (moderngl) draws with Mesa's EGL (llvmpipe on CPU-only machines); as root
+# with apt-get, the libraries are installed when missing, else the command to run is printed
+GL_PACKAGES ?= libegl1 libegl-mesa0 libgl1-mesa-dri
+gl-libs:
+	@if ! ldconfig -p 2>/dev/null | grep -q 'libEGL_mesa.so.0'; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && apt-get install -y -qq $(GL_PACKAGES); \
+	  else echo "the renderer needs Mesa's EGL: sudo apt-get install -y $(GL_PACKAGES)"; fi; fi
 
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
 
 # the demo renders videos (PyAV) and scores EXPLORE (spaCy + Sentence-BERT, which need torch)
-DEMO_EXTRAS ?= video,explore,view
+DEMO_EXTRAS ?= video,sim,explore,view
 
 $(VENV)/.installed: pyproject.toml | $(VENV)/bin/activate
 	$(PIP) install -q '$(TORCH)'
@@ -34,8 +43,8 @@ $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/activate
 	@$(PY) -c 'import torchvision' 2>/dev/null || $(PIP) uninstall -y -q torchvision
 	@touch $@
 
-install: $(VENV)/.installed
-install-test: $(VENV)/.installed-test
+install: gl-libs $(VENV)/.installed
+install-test: gl-libs $(VENV)/.installed-test
 
 demo: install
 	$(VENV)/bin/egoworld demo --out $(DEMO_OUT)

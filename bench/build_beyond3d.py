@@ -1,30 +1,34 @@
-"""Bench: a full-scale Beyond3D build (1,000 out-of-sight anchors + 1,000 visible controls → 9,000 questions)
-from cheap synthetic kitchens (`egoworld.benchmarks.beyond3d.synthetic`: 8 kitchens × 10 episodes of 9 min),
-on at most 2 cores; then the audit of the visibility tracks against exact visibility (perfect and noisy
-detector) on 4 smaller episodes. Target: the build under 2 minutes.
+"""Bench: a full-scale Beyond3D build (1,000 out-of-sight anchors + 1,000 visible controls → 9,000 questions
+with video) from rendered sim kitchens (`egoworld.sim.kitchen`), on at most 2 cores; then the audit of the
+visibility tracks against the simulator's exact visibility (perfect and simulated detector).
 
-The worlds are generated at bench time into a temporary folder (not timed; reused by later runs).
-Environment: EGOWORLD_BENCH_DIR (default: <tmp>/egoworld-bench-beyond3d). Ends with one JSON line of figures.
+The kitchens (``WORLD``: fisheye video at ``size`` px and 1 frame/s — the build reads poses and ground truth,
+the video is linked into the benchmark) are rendered at bench time into a folder that later runs reuse;
+their rendering time is printed but not counted in the build's. Figures: the build's wall time (target
+< 2 minutes), the anchors delivered and the **anchor yield per rendered kitchen minute** (how many minutes
+a paper-size set needs). If the worlds cannot fill the quotas the build says how many anchors it delivered.
+
+Environment: EGOWORLD_BENCH_DIR (default: <tmp>/egoworld-bench-beyond3d), EGOWORLD_BENCH_KITCHEN_SIZE (image
+side, default 224: the 9,000-question set renders 224 px frames to stay quick; 448 is the Aria-like size).
+Ends with one JSON line of figures.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-WORLD = {"kitchens": 8, "episodes_per_kitchen": 10, "seed": 0}
-VERSION = "w1"  # bump when the synthetic generator changes (cached worlds are reused by name)
+WORLD = {"episodes": 16, "minutes": 10.0, "seed": 0}
 
 
 def two_cores() -> int:
     """Pin this process to at most 2 cores (numpy threads too); returns the number used."""
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "LP_NUM_THREADS"):
         os.environ.setdefault(var, "2")
     if hasattr(os, "sched_setaffinity"):
         cores = sorted(os.sched_getaffinity(0))[:2]
@@ -33,109 +37,85 @@ def two_cores() -> int:
     return min(2, os.cpu_count() or 1)
 
 
-def world(root: Path, name: str, **kw) -> Path:
-    from egoworld.benchmarks.beyond3d.synthetic import write_world
+def kitchens(root: Path, name: str, episodes: int, minutes: float, seed: int, size: int, jobs: int) -> Path:
+    """A sim kitchen world set (resumable: complete episodes are reused)."""
+    from egoworld.sim.kitchen import KitchenConfig
+    from egoworld.sim.worldset import synth_world_set
 
-    out = root / f"{name}-{VERSION}"
-    if not (out / ".complete").is_file():
-        shutil.rmtree(out, ignore_errors=True)
-        write_world(out, **kw)
-        (out / ".complete").write_text("ok\n")
+    out = root / f"{name}-{size}px"
+    synth_world_set(
+        "kitchen", out, episodes, seed, KitchenConfig(minutes=minutes, fps=1.0, size=size), jobs=jobs
+    )
     return out
-
-
-def anchor_yield(episodes: list[Path], out: Path, wanted: int = 1000, seed: int = 0) -> dict:
-    """Anchor yield per minute of kitchen video: the largest exactly balanced set of out-of-sight anchors a
-    build finds in ``episodes`` (asked for ``wanted``, more than they hold), per minute of their video, and
-    the minutes of such video that ``wanted`` anchors need at that rate."""
-    from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-    from egoworld.world.folder import load_episode
-
-    minutes = sum(load_episode(e).duration_s for e in episodes) / 60
-    shutil.rmtree(out, ignore_errors=True)
-    report = build_beyond3d(episodes, out, BuildConfig(anchors=wanted, controls=0, seed=seed))
-    rate = report.anchors / minutes
-    return {
-        "episodes": len(episodes),
-        "minutes": round(minutes, 2),
-        "balanced_anchors": report.anchors,
-        "anchors_per_minute": round(rate, 3),
-        "minutes_for_wanted": round(wanted / rate, 1) if rate else None,
-        "wanted": wanted,
-    }
 
 
 def main() -> None:
     cores = two_cores()
     from egoworld.benchmarks.beyond3d.audit import audit_worlds
     from egoworld.benchmarks.beyond3d.build import BuildConfig, balance_summary, build_beyond3d
-    from egoworld.benchmarks.beyond3d.synthetic import SynthConfig
 
+    size = int(os.environ.get("EGOWORLD_BENCH_KITCHEN_SIZE", "224"))
     root = Path(
         os.environ.get("EGOWORLD_BENCH_DIR") or Path(tempfile.gettempdir()) / "egoworld-bench-beyond3d"
     )
     root.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    full = world(root, "full", detector=None, **WORLD)
+    full = kitchens(root, "full", size=size, jobs=cores, **WORLD)
     gen_s = time.perf_counter() - t0
+    minutes = WORLD["episodes"] * WORLD["minutes"]
     out = root / "bench"
-    shutil.rmtree(out, ignore_errors=True)
     t0 = time.perf_counter()
-    report = build_beyond3d([full], out, BuildConfig(anchors=1000, controls=1000, seed=0))
+    report = build_beyond3d([full], out, BuildConfig(anchors=1000, controls=1000, seed=0, detections="none"))
     build_s = time.perf_counter() - t0
     for line in report.lines():
         print(line)
     bench = report.bench
     balance = balance_summary(bench.samples)
     counts = dict(Counter(s.task for s in bench.samples))
+    with_video = sum(s.media.video is not None for s in bench.samples)
     print(
-        f"build: {build_s:.1f} s on {cores} core(s) for {len(bench.samples)} questions (world generation {gen_s:.1f} s, not counted); target < 120 s"
+        f"kitchens: {WORLD['episodes']} × {WORLD['minutes']:g} min rendered at {size} px, 1 frame/s "
+        f"({gen_s:.0f} s now; reused when already there)"
     )
-
-    from egoworld.world.folder import find_episodes
-
-    yields = anchor_yield(find_episodes(full)[:8], root / "yield")
     print(
-        f"anchor yield: {yields['balanced_anchors']} exactly balanced anchors from {yields['minutes']} min of kitchen "
-        f"video = {yields['anchors_per_minute']} per minute; 1,000 anchors need about {yields['minutes_for_wanted']} min"
+        f"build: {build_s:.1f} s on {cores} core(s) for {len(bench.samples)} questions ({with_video} with video); "
+        f"target < 120 s"
     )
-
-    small = SynthConfig(duration_s=240.0)
-    perfect = world(
-        root, "audit-perfect", kitchens=2, episodes_per_kitchen=2, seed=7, cfg=small, detector="perfect"
+    yield_per_min = report.anchors / minutes
+    print(
+        f"anchor yield: {yield_per_min:.2f} out-of-sight anchors per rendered kitchen minute "
+        f"(pool {report.pool} candidates, {report.pool / minutes:.1f} per minute); 1,000 anchors need about "
+        f"{1000 / yield_per_min:.0f} min of such video"
+        if yield_per_min
+        else ""
     )
-    noisy = world(
-        root,
-        "audit-noisy",
-        kitchens=2,
-        episodes_per_kitchen=2,
-        seed=7,
-        cfg=small,
-        detector="noisy",
-        miss_rate=0.3,
-        false_positive_rate=0.1,
-    )
+    audit_root = kitchens(root, "audit", episodes=4, minutes=3.0, seed=7, size=160, jobs=cores)
     audits = {}
-    for name, folder in (("perfect", perfect), ("noisy", noisy)):
-        res = audit_worlds([folder], truth=True)
+    for name, detections in (("perfect", "perfect"), ("simulated", "auto")):
+        res = audit_worlds([audit_root], truth=True, detections=detections)
         audits[name] = {k: round(float(v), 2) for k, v in res.overall.items()} | {"marks": res.scored}
         print(f"audit ({name} detector): " + ", ".join(f"{k} {v}" for k, v in audits[name].items()))
     figures = {
         "bench": "build_beyond3d",
         "cores": cores,
-        "episodes": WORLD["kitchens"] * WORLD["episodes_per_kitchen"],
+        "episodes": WORLD["episodes"],
+        "kitchen_minutes": minutes,
+        "kitchen_size_px": size,
+        "world_render_s": round(gen_s, 1),
         "build_s": round(build_s, 2),
         "questions": len(bench.samples),
+        "questions_with_video": with_video,
         "anchors": report.anchors,
         "controls": report.controls,
         "candidate_pool": report.pool,
+        "anchors_per_kitchen_minute": round(yield_per_min, 3),
         "counts": counts,
         "balance": {t: v for t, v in balance.items() if t != "nearest_fixture"},
         "nearest_fixture_labels": len(balance.get("nearest_fixture", {})),
         "chance": {t: info.chance for t, info in bench.manifest.tasks.items()},
         "chance_macro": bench.manifest.builder["chance_macro"],
         "audit": audits,
-        "anchor_yield": yields,
+        "minutes_for_1000_anchors": round(1000 / yield_per_min, 1) if yield_per_min else None,
     }
     sys.stdout.write(json.dumps(figures, sort_keys=True) + "\n")
 

@@ -1,5 +1,5 @@
 """Bench: synthesise the demo world set — 3 kitchen episodes of 3 minutes (Aria-like fisheye 448×448 at
-2 fps), 1 panoramic walk of 10 minutes (512×256 panorama + four 128×128 views at 1 fps) and 50 action
+2 fps), 1 panoramic walk of 10 minutes (512×256 panorama + four 384×384 views at 1 fps) and 50 action
 scenes — on a pool of worker processes (default 2, one per core of the target machine).
 
 Every episode is made exactly as ``egoworld world synth`` makes it (same folders, same bytes). The

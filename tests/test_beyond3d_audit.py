@@ -1,5 +1,5 @@
 """Audit of visibility tracks against marks (Tables 4–6): metrics, cluster-bootstrap CIs, the CSV reader,
-and the pipeline against the exact visibility of synthetic kitchens (perfect and noisy detector)."""
+and the pipeline against the exact visibility of rendered sim kitchens (perfect and simulated detector)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from egoworld.benchmarks.beyond3d.audit import (
     metrics,
     read_marks_csv,
 )
-from egoworld.benchmarks.beyond3d.synthetic import SynthConfig, write_world
 from egoworld.benchmarks.beyond3d.tracks import build_tracks
 from egoworld.common.files import InputFileError
+from sim_worlds import sim_kitchens
 from test_beyond3d_tracks import hand_made_episode
 
 
@@ -85,31 +85,17 @@ def test_audit_tables_count_per_state() -> None:
 
 
 @pytest.fixture(scope="module")
-def synth_worlds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("b3d_audit")
-    cfg = SynthConfig(duration_s=180.0)
-    write_world(root / "perfect", kitchens=2, episodes_per_kitchen=1, seed=5, cfg=cfg, detector="perfect")
-    write_world(
-        root / "noisy",
-        kitchens=2,
-        episodes_per_kitchen=1,
-        seed=5,
-        cfg=cfg,
-        detector="noisy",
-        miss_rate=0.3,
-        false_positive_rate=0.1,
-    )
-    return root / "perfect", root / "noisy"
+def sim_world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return sim_kitchens(tmp_path_factory.mktemp("b3d_audit"), episodes=2, minutes=3.0, seed=5, size=96)
 
 
-def test_perfect_detector_agrees_with_exact_visibility(synth_worlds: tuple[Path, Path]) -> None:
-    perfect, noisy = synth_worlds
-    res = audit_worlds([perfect], truth=True)
-    assert res.overall["accuracy"] >= 98.0 and res.scored > 5000
-    assert set(res.per_participant) == {"K01", "K02"}
+def test_perfect_detector_agrees_with_exact_visibility(sim_world: Path) -> None:
+    res = audit_worlds([sim_world], truth=True, detections="perfect")
+    assert res.overall["accuracy"] >= 98.0 and res.scored > 2000
+    assert set(res.per_participant) == {"kitchen_000", "kitchen_001"}
     lo, hi = res.ci["accuracy"]
     assert lo <= res.overall["accuracy"] <= hi
-    worse = audit_worlds([noisy], truth=True)
+    worse = audit_worlds([sim_world], truth=True)  # the simulator's detector misses small, far objects
     assert worse.overall["recall"] < res.overall["recall"]  # missed detections cost recall
     assert (
         worse.per_state.get("visually_unconfirmed", (0, 0))[0]
@@ -117,16 +103,16 @@ def test_perfect_detector_agrees_with_exact_visibility(synth_worlds: tuple[Path,
     )
 
 
-def test_audit_cli_prints_tables_4_to_6(synth_worlds: tuple[Path, Path], tmp_path: Path) -> None:
+def test_audit_cli_prints_tables_4_to_6(sim_world: Path, tmp_path: Path) -> None:
     from egoworld.cli import app
 
     res = CliRunner().invoke(
         app,
-        ["beyond3d", "audit", "--world", str(synth_worlds[0]), "--truth", "--out", str(tmp_path / "a.json")],
+        ["beyond3d", "audit", "--world", str(sim_world), "--truth", "--out", str(tmp_path / "a.json")],
     )
     assert res.exit_code == 0, res.output
     for title in ("Table 4", "Table 5", "Table 6", "Balanced acc.", "detected_visible"):
         assert title in res.output
     assert (tmp_path / "a.json").is_file()
-    res = CliRunner().invoke(app, ["beyond3d", "audit", "--world", str(synth_worlds[0])])
+    res = CliRunner().invoke(app, ["beyond3d", "audit", "--world", str(sim_world)])
     assert res.exit_code == 2 and "--marks" in res.output

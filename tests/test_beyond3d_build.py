@@ -1,4 +1,4 @@
-"""Building Beyond3D from small synthetic kitchens: trajectories, determinism, choices, media fields for
+"""Building Beyond3D from small rendered sim kitchens: trajectories, determinism, choices, media fields for
 the three settings, the temporal-cues variant, the CLI, and the HD-EPIC movements-only path on the real
 ``assoc_info.json``."""
 
@@ -15,25 +15,24 @@ from typer.testing import CliRunner
 from egoworld.benchmarks.beyond3d import SPATIAL_TASKS, STEP, TASK_ORDER
 from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d, chance_of
 from egoworld.benchmarks.beyond3d.cues import cue_variant
-from egoworld.benchmarks.beyond3d.synthetic import SynthConfig, write_world
 from egoworld.benchmarks.folder import load_benchmark
 from egoworld.common.files import InputFileError
 from egoworld.world import load_episode, save_episode
+from sim_worlds import sim_kitchens
 
-SMALL = SynthConfig(duration_s=360.0)
+GEO = "none"  # geometric visibility only: the tiny test images are too small for the simulated detector
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("b3d_world")
-    write_world(out, kitchens=2, episodes_per_kitchen=3, seed=1, cfg=SMALL, detector=None)
-    return out
+    return sim_kitchens(out, episodes=3, minutes=5.0, seed=1)
 
 
 @pytest.fixture(scope="module")
 def bench_dir(world: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("b3d_bench")
-    build_beyond3d([world], out, BuildConfig(anchors=40, controls=40, seed=3))
+    build_beyond3d([world], out, BuildConfig(anchors=40, controls=40, seed=3, detections=GEO))
     return out
 
 
@@ -66,11 +65,11 @@ def test_same_inputs_give_identical_bytes_and_seed_matters(
     world: Path, bench_dir: Path, tmp_path: Path
 ) -> None:
     again = tmp_path / "again"
-    build_beyond3d([world], again, BuildConfig(anchors=40, controls=40, seed=3))
+    build_beyond3d([world], again, BuildConfig(anchors=40, controls=40, seed=3, detections=GEO))
     for name in ("samples.jsonl", "manifest.json", "build_report.json"):
         assert (again / name).read_bytes() == (bench_dir / name).read_bytes()
     other = tmp_path / "other"
-    build_beyond3d([world], other, BuildConfig(anchors=40, controls=40, seed=4))
+    build_beyond3d([world], other, BuildConfig(anchors=40, controls=40, seed=4, detections=GEO))
     assert (other / "samples.jsonl").read_bytes() != (bench_dir / "samples.jsonl").read_bytes()
 
 
@@ -129,16 +128,13 @@ def test_episodes_with_a_video_get_media_for_all_settings(tmp_path: Path) -> Non
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
 
-    cfg = SynthConfig(duration_s=330.0, camera_size=192, fps=5.0, moving_objects=8, static_objects=5)
-    world = tmp_path / "w"
-    folder = write_world(world, kitchens=1, episodes_per_kitchen=1, seed=2, cfg=cfg, detector=None)[0]
-    write_counter_video(
-        folder / "video.mp4", frames=int(cfg.duration_s * cfg.fps) + 1, fps=5, size=(192, 192), gop=10
-    )
+    world = sim_kitchens(tmp_path / "w", episodes=1, minutes=5.5, seed=2, size=192, objects=24)
+    folder = world / "kitchen_000"
     ep = load_episode(folder)
-    save_episode(ep.model_copy(update={"media": ep.media.model_copy(update={"video": "video.mp4"})}), folder)
+    # a counter video in place of the rendered one: every frame shows its own index
+    write_counter_video(folder / "video.mp4", frames=len(ep.poses), fps=1, size=(192, 192), gop=10)
     out = tmp_path / "bench"
-    build_beyond3d([world], out, BuildConfig(anchors=10, controls=5))
+    build_beyond3d([world], out, BuildConfig(anchors=10, controls=5, detections=GEO))
     bench = load_benchmark(out)
     assert (out / "videos" / f"{ep.id}.mp4").resolve() == (folder / "video.mp4").resolve()
     for s in bench.samples:
@@ -197,6 +193,8 @@ def test_cli_build_and_check(world: Path, tmp_path: Path) -> None:
             "20",
             "--controls",
             "10",
+            "--detections",
+            "none",
         ],
     )
     assert res.exit_code == 0, res.output

@@ -1,6 +1,6 @@
-"""Full scale: 1,000 out-of-sight anchors + 1,000 visible controls from cheap synthetic kitchens give 9,000
-questions with exact balance; 500 random questions have their gold re-derived by independent code from
-the raw episode files; oracle scores 100 on every type, random matches the computed chance, and the
+"""Full scale: 1,000 out-of-sight anchors + 1,000 visible controls from rendered sim kitchens (small images
+at 1 frame/s, with video) give 9,000 questions with exact balance; 500 random questions have their gold
+re-derived by independent code from the raw episode files; oracle scores 100 on every type, random matches the computed chance, and the
 report shows the chance row, a text-only blind prior and the paper's analyses."""
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ import numpy as np
 import pytest
 
 from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-from egoworld.benchmarks.beyond3d.synthetic import write_world
 from egoworld.benchmarks.folder import load_benchmark
+from sim_worlds import sim_kitchens
 
 pytestmark = pytest.mark.slow
+WORLD = {"episodes": 16, "minutes": 10.0, "seed": 0, "size": 64}
 
 TYPES_1000 = (
     "last_visible_time",
@@ -35,8 +36,9 @@ TYPES_1000 = (
 @pytest.fixture(scope="module")
 def full(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("b3d_full")
-    write_world(root / "world", kitchens=8, episodes_per_kitchen=10, seed=0, detector=None)
-    build_beyond3d([root / "world"], root / "bench", BuildConfig(anchors=1000, controls=1000, seed=0))
+    sim_kitchens(root / "world", **WORLD)
+    config = BuildConfig(anchors=1000, controls=1000, seed=0, detections="none")
+    build_beyond3d([root / "world"], root / "bench", config)
     return root / "world", root / "bench"
 
 
@@ -44,6 +46,7 @@ def test_full_scale_counts_are_exactly_balanced(full: tuple[Path, Path]) -> None
     bench = load_benchmark(full[1])
     counts = Counter(s.task for s in bench.samples)
     assert len(bench.samples) == 9000
+    assert all(s.media.video is not None for s in bench.samples)  # every question comes with its video
     assert counts["visibility"] == 2000 and all(counts[t] == 1000 for t in TYPES_1000)
     vis = Counter(s.choices[s.answer] for s in bench.samples if s.task == "visibility")
     assert vis == {"No": 1000, "Yes": 1000}
@@ -129,8 +132,9 @@ class RawEpisode:
         theta = math.atan2(rho, z)
         if theta > math.radians(c["max_angle_deg"]):
             return False
-        u = c["cx"] + (c["fx"] * theta * x / rho if rho > 0 else 0.0)
-        v = c["cy"] + (c["fy"] * theta * y / rho if rho > 0 else 0.0)
+        r = theta + sum(k * theta ** (2 * i + 3) for i, k in enumerate(c.get("radial", [])))
+        u = c["cx"] + (c["fx"] * r * x / rho if rho > 0 else 0.0)
+        v = c["cy"] + (c["fy"] * r * y / rho if rho > 0 else 0.0)
         if not (-0.5 <= u <= c["width"] - 0.5 and -0.5 <= v <= c["height"] - 0.5):
             return False
         return math.hypot(u - (c["width"] - 1) / 2, v - (c["height"] - 1) / 2) <= c["valid_radius"]

@@ -21,8 +21,6 @@ from egoworld.benchmarks.beyond3d.projection import (
     square_footprint,
     transfer,
 )
-from egoworld.benchmarks.beyond3d.raycast import ray_box_entry, render_boxes
-from egoworld.benchmarks.beyond3d.synthetic import make_kitchen
 from egoworld.benchmarks.beyond3d.timechoices import (
     BANDS,
     choice_text,
@@ -31,7 +29,7 @@ from egoworld.benchmarks.beyond3d.timechoices import (
     round_time,
     time_token,
 )
-from egoworld.geometry.boxes import Box3D
+from egoworld.geometry.boxes import Box3D, ray_box_entry
 from egoworld.geometry.cameras import FisheyeCamera, PinholeCamera
 from egoworld.geometry.transforms import look_at, rotation_about
 from egoworld.world.episode import EpisodeObject, Fixture, Movement
@@ -62,19 +60,6 @@ def test_ray_box_entry_matches_dense_sampling_for_rotated_boxes() -> None:
             assert g == pytest.approx(want, abs=3 / 20000 + 1e-9)
     inside = box.contains(origins)
     assert np.all(got[inside] == 0.0)  # a ray starting inside enters at once
-
-
-def test_render_boxes_gives_range_depth_of_the_nearest_box() -> None:
-    cam = PinholeCamera.from_fov(41, 31, 60.0)
-    pose = look_at([0, -3, 0], [0, 0, 0])
-    near = Box3D.from_min_max([-0.2, -1.2, -0.2], [0.2, -0.8, 0.2])
-    far = Box3D.from_min_max([-1, 0, -1], [1, 0.5, 1])
-    ids, depth = render_boxes(cam, pose, [far, near])
-    assert ids[15, 20] == 1 and depth[15, 20] == pytest.approx(
-        1.8, abs=1e-9
-    )  # centre ray hits the near box face
-    assert ids[15, 12] == 0 and depth[15, 12] == pytest.approx(3.0 / np.cos(np.arctan(8 / cam.fx)), abs=1e-9)
-    assert ids[0, 0] == -1 and np.isnan(depth[0, 0])
 
 
 @pytest.mark.parametrize(
@@ -212,8 +197,10 @@ def test_timestamp_choices_bands_ranks_and_text() -> None:
 
 
 def test_counter_area_labels_are_unique_and_readable() -> None:
+    from egoworld.sim.kitchen import KitchenConfig, build_kitchen_episode
+
     for k in range(6):
-        fixtures = make_kitchen(f"K{k}", seed=k)
+        fixtures = list(build_kitchen_episode(f"K{k}", k, KitchenConfig(minutes=1.0))[0].fixtures)
         labels = counter_area_labels(fixtures)
         counters = [f for f in fixtures if f.type == "counter"]
         assert set(labels) == {f.id for f in counters}

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from egoworld.benchmarks.beyond3d.detections import DetectionTable
-from egoworld.benchmarks.beyond3d.raycast import render_boxes
 from egoworld.benchmarks.beyond3d.tracks import (
     DETECTED_VISIBLE,
     IN_MOTION,
@@ -102,10 +101,21 @@ def test_states_follow_view_occlusion_fixtures_and_motion() -> None:
 def test_depth_media_gives_the_same_occlusions(tmp_path: Path) -> None:
     ep = hand_made_episode()
     times = np.arange(0, 61, 1.0)
+    from egoworld.sim.backgrounds import SkyBackground
+    from egoworld.sim.looks import Look
+    from egoworld.sim.primitives import PartsBuilder
+    from egoworld.sim.render import Renderer
+
+    renderer, nothing = Renderer(ep.camera), SkyBackground(Look((0, 0, 0)), ground_z=-1e4)
     depth = []
     for t in times:  # what a depth camera sees: fixture boxes, an open cupboard shows its inside
-        boxes = [f.box for f in ep.fixtures if not f.is_open(float(t))]
-        depth.append(render_boxes(ep.camera, ep.pose_at(float(t)), boxes)[1])
+        parts = PartsBuilder()
+        for f in ep.fixtures:
+            if not f.is_open(float(t)):
+                b = f.box
+                parts.add("box", b.center, np.asarray(b.size) / 2, Look((128, 128, 128)), rot=b.matrix)
+        d = renderer.render(parts.build(), ep.pose_at(float(t)), nothing).depth
+        depth.append(np.where(np.isfinite(d), d, np.nan))
     np.savez(tmp_path / "depth.npz", depth=np.stack(depth).astype(np.float32), times_s=times)
     ep2 = ep.model_copy(update={"media": EpisodeMedia(depth="depth.npz", depth_kind="range")})
     save_episode(ep2, tmp_path)

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from egoworld.benchmarks.beyond3d.fixtures import counter_option_count, fixture_options
-from egoworld.benchmarks.beyond3d.synthetic import make_kitchen
 from egoworld.geometry.cameras import FisheyeCamera
 from egoworld.world.hd_epic.aria import load_rgb_camera
 
@@ -73,11 +72,13 @@ def test_counter_area_option_counts_are_the_officials(areas: int, options: int) 
 
 def test_built_counter_questions_have_three_or_five_options() -> None:
     from egoworld.benchmarks.beyond3d.fixtures import area_name, counter_area_labels
+    from egoworld.sim.kitchen import KitchenConfig, build_kitchen_episode
 
     assert area_name("counter area next to the sink (second)") == "counter area next to the sink"
     seen = set()
     for k in range(10):
-        fixtures = make_kitchen(f"K{k}", seed=k)
+        episode, _ = build_kitchen_episode(f"K{k}", k, KitchenConfig(minutes=1.0, fps=1.0, size=64))
+        fixtures = episode.fixtures
         areas = {area_name(v) for v in counter_area_labels(fixtures).values()}
         counters = [f for f in fixtures if f.type == "counter"]
         for gold in counters:

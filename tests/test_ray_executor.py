@@ -146,12 +146,32 @@ def test_resume_after_killing_the_driver(tmp_path):
 
 def test_beyond3d_build_on_ray_is_byte_identical(local_ray, tmp_path):
     from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-    from egoworld.benchmarks.beyond3d.synthetic import SynthConfig, write_world
     from egoworld.common.hashing import sha256_file
+    from sim_worlds import sim_kitchens
 
-    worlds = tmp_path / "worlds"
-    write_world(worlds, kitchens=1, episodes_per_kitchen=3, seed=0, cfg=SynthConfig(), detector=None)
+    worlds = sim_kitchens(tmp_path / "worlds", episodes=2, minutes=4.0)
     for executor in ("local", "ray"):
-        build_beyond3d([worlds], tmp_path / executor, BuildConfig(anchors=20, controls=20), executor=executor)
+        build_beyond3d(
+            [worlds],
+            tmp_path / executor,
+            BuildConfig(anchors=20, controls=20, detections="none"),
+            executor=executor,
+        )
     for name in ("samples.jsonl", "manifest.json"):
         assert sha256_file(tmp_path / "local" / name) == sha256_file(tmp_path / "ray" / name)
+
+
+def test_world_set_on_ray_is_byte_identical(local_ray, tmp_path):
+    """Sim kitchens made as one Ray task each are the bytes made here (each worker has its own GL context)."""
+    from egoworld.common.hashing import sha256_file
+    from egoworld.sim.kitchen import KitchenConfig
+    from egoworld.sim.worldset import synth_world_set
+
+    cfg = KitchenConfig(minutes=0.7, fps=1.0, size=64, objects=12)
+    for executor in ("local", "ray"):
+        synth_world_set("kitchen", tmp_path / executor, 2, 3, cfg, executor=executor)
+
+    def hashes(root):
+        return {str(p.relative_to(root)): sha256_file(p) for p in sorted(root.rglob("*")) if p.is_file()}
+
+    assert hashes(tmp_path / "local") == hashes(tmp_path / "ray") and len(hashes(tmp_path / "ray")) >= 12

@@ -11,11 +11,11 @@ import pytest
 
 from egoworld.common.hashing import seeded_rng, sha256_file
 from egoworld.geometry.cameras import FisheyeCamera
+from egoworld.media.writer import read_video
 from egoworld.sim.catalog import CATEGORIES
 from egoworld.sim.instance_stats import pixel_counts
 from egoworld.sim.kitchen import KitchenConfig, load_kitchen_world, synth_kitchen
 from egoworld.sim.kitchen_layout import make_kitchen
-from egoworld.sim.video import read_video
 from egoworld.world.folder import load_episode
 from egoworld.world.location import location_at
 

@@ -1,4 +1,4 @@
-"""The ray caster: objects land on the pixels the camera models predict; depth is range; ids are exact."""
+"""The rasteriser: objects land on the pixels the camera models predict; depth is range; ids are exact."""
 
 from __future__ import annotations
 

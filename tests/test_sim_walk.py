@@ -12,8 +12,8 @@ import pytest
 from egoworld.common.hashing import sha256_file
 from egoworld.geometry.equirect import FOUR_VIEWS, perspective_sampler
 from egoworld.geometry.transforms import make_transform, rotation_about
+from egoworld.media.writer import read_video
 from egoworld.sim.render import Renderer
-from egoworld.sim.video import read_video
 from egoworld.sim.walk import NEAR_RADIUS, WalkConfig, WalkWorld, synth_walk, view_motion
 from egoworld.sim.walk_places import STYLES
 from egoworld.world.folder import load_episode
@@ -75,12 +75,21 @@ def test_episode_and_view_videos(walk: Path) -> None:
         assert meta["yaw_deg"] == FOUR_VIEWS[v] and meta["frames"] == 60 and meta["duration_s"] == 120.0
         video = read_video(walk / ep.media.extra[v])
         assert video.shape == (60, 64, 64, 3)
-        # each view video is the panorama seen through geometry.equirect
+        # each view (rendered directly) is what geometry.equirect cuts from the panorama, up to resampling:
+        # compared on 4×4 block means, and much worse against the neighbouring view's yaw
         s = perspective_sampler((128, 256), (64, 64), yaw_deg=FOUR_VIEWS[v], fov_deg=90.0)
+        off = perspective_sampler((128, 256), (64, 64), yaw_deg=FOUR_VIEWS[v] + 90, fov_deg=90.0)
+
+        def blocks(a: np.ndarray) -> np.ndarray:
+            return a.astype(float).reshape(16, 4, 16, 4, 3).mean(axis=(1, 3))
+
         for i in (3, 31, 58):
-            err = s(pano[i]).astype(float) - video[i].astype(float)
-            psnr = 10 * np.log10(255**2 / max(np.mean(err**2), 1e-9))
-            assert psnr > 24, (v, i, psnr)
+            psnr = _psnr(blocks(s(pano[i])), blocks(video[i]))
+            assert psnr > 22 and psnr > _psnr(blocks(off(pano[i])), blocks(video[i])) + 3, (v, i, psnr)
+
+
+def _psnr(a: np.ndarray, b: np.ndarray) -> float:
+    return float(10 * np.log10(255**2 / max(np.mean((a - b) ** 2), 1e-9)))
 
 
 def test_appearances_match_the_geometry_of_each_view(walk: Path) -> None:

@@ -18,11 +18,11 @@ from egoworld.benchmarks.vsi_wild.config import BuildConfig, StreamRules
 from egoworld.benchmarks.vsi_wild.demo import synth_walks
 from egoworld.common.hashing import sha256_file
 from egoworld.geometry.equirect import FOUR_VIEWS, perspective_sampler
+from egoworld.media.writer import read_video
 from egoworld.models.base import Generation, Model, Request
 from egoworld.runner.config import RunConfig
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
-from egoworld.sim.video import read_video
 from egoworld.sim.walk import view_motion
 from egoworld.world.folder import load_episode
 
@@ -35,7 +35,7 @@ DIAGONAL = {"forward-right": 45.0, "backward-right": 135.0, "backward-left": -13
 @pytest.fixture(scope="module")
 def walks(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("vsi_walks")
-    synth_walks(root)
+    synth_walks(root, pano_width=128, view_size=32)  # tiny images keep the test cheap
     return root
 
 

@@ -16,7 +16,7 @@ from egoworld.benchmarks.vsi_wild.importer import import_vsi_wild_qa
 from egoworld.benchmarks.vsi_wild.timing import duration_group, hms
 from egoworld.cli import app
 from egoworld.common.files import InputFileError
-from egoworld.sim.video import VideoWriter
+from egoworld.media.writer import VideoWriter
 
 #: minutes per video, one per duration group (one frame a minute keeps the files tiny)
 MINUTES = (4.0, 12.0, 45.0, 90.0, 130.0)

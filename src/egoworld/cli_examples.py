@@ -35,7 +35,6 @@ EXAMPLES: dict[str, str] = {
     "media cache": "egoworld media cache",
     "beyond3d audit": "egoworld beyond3d audit --world worlds/kitchens --truth",
     "beyond3d cues": "egoworld beyond3d cues bench/beyond3d --out bench/beyond3d-cues",
-    "beyond3d synth": "egoworld beyond3d synth --out worlds/b3d --kitchens 2 --episodes-per-kitchen 2 --minutes 9",
     "beyond3d demo": "egoworld beyond3d demo --out demo-beyond3d",
     "vsi-wild views": "egoworld vsi-wild views walk.mp4 --out views/",
     "vsi-wild demo": "egoworld vsi-wild demo --out demo-vsi-wild --questions-per-task 120",

@@ -90,7 +90,7 @@ def vsi_official(out: Path, data: Path, per_task: int, say: Callable[[str], None
 def beyond3d(out: Path, say: Callable[[str], None]) -> list[Path]:
     from egoworld.benchmarks.beyond3d.demo import demo_runs
 
-    return demo_runs(out / "beyond3d", anchors=200, controls=200, sim=True, say=say)
+    return demo_runs(out / "beyond3d", anchors=80, controls=80, sim=True, say=say)
 
 
 def vsi_synthetic(out: Path, say: Callable[[str], None]) -> list[Path]:

@@ -81,3 +81,26 @@ class Box3D(BaseModel):
         """The world-axis-aligned bounding box ``(min, max)`` of the (possibly rotated) box."""
         c = self.corners()
         return c.min(axis=0), c.max(axis=0)
+
+
+def ray_box_entry(origins: ArrayLike, directions: ArrayLike, box: Box3D) -> F64:
+    """Parameter ``s ≥ 0`` at which ``origin + s·direction`` enters ``box`` (0 if the origin is inside,
+    inf if the ray misses): the slab method in the box's own frame, vectorised over rays ``(..., 3)``.
+    With unit directions ``s`` is a distance in metres; with segments ``b - a`` it is a fraction."""
+    rot = box.matrix
+    o = (np.asarray(origins, dtype=np.float64) - np.asarray(box.center)) @ rot
+    d = np.asarray(directions, dtype=np.float64) @ rot
+    half = np.asarray(box.size) / 2
+    parallel = d == 0
+    safe = np.where(parallel, 1.0, d)
+    t1 = (-half - o) / safe
+    t2 = (half - o) / safe
+    lo = np.minimum(t1, t2)
+    hi = np.maximum(t1, t2)
+    inside_slab = np.abs(o) <= half
+    lo = np.where(parallel, np.where(inside_slab, -np.inf, np.inf), lo)
+    hi = np.where(parallel, np.where(inside_slab, np.inf, -np.inf), hi)
+    t_in = lo.max(axis=-1)
+    t_out = hi.min(axis=-1)
+    entry = np.maximum(t_in, 0.0)
+    return np.where(t_out >= entry, entry, np.inf)

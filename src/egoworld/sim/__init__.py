@@ -1,4 +1,4 @@
-"""Synthetic worlds with exact ground truth, rendered to real video files (numpy ray caster, PyAV H.264).
+"""Synthetic worlds with exact ground truth, rendered to real video files (OpenGL rasteriser, PyAV H.264).
 
 Public API:
 
@@ -9,9 +9,10 @@ Public API:
   docstrings; `egoworld.sim.detections` documents ``detections.jsonl``.
 * World sets: `egoworld.sim.worldset.synth_world_set` (resumable, parallel); CLI
   ``egoworld world synth kitchen|walk|actions`` (`egoworld.sim.cli`).
-* Rendering: `egoworld.sim.render.Renderer` (RGB, depth as range in metres, instance ids for any camera
-  model of `egoworld.geometry.cameras`), `egoworld.sim.primitives` (boxes, cylinders, ellipsoids),
-  `egoworld.sim.looks`, `egoworld.sim.backgrounds`; `egoworld.sim.video.VideoWriter` (byte-stable MP4).
+* Rendering: `egoworld.sim.render.Renderer` (RGB, depth as range in metres, instance ids from one OpenGL
+  pass — moderngl, headless EGL — for any camera model of `egoworld.geometry.cameras`; `egoworld.sim.gl`
+  holds the context and the shader), `egoworld.sim.primitives` (boxes, cylinders, ellipsoids),
+  `egoworld.sim.looks`, `egoworld.sim.backgrounds`; `egoworld.media.writer.VideoWriter` (byte-stable MP4).
 * Symbolic action simulation: `egoworld.sim.actions_state.SceneState` (→ `SceneGraph`),
   `egoworld.sim.actions_sim.ActionSimulator`.
 

@@ -1,11 +1,14 @@
-"""What a ray sees when it hits no primitive: the inside of a room, or the ground plane and the sky.
+"""What surrounds the scene: the inside of a room, or the ground plane and the sky.
 
-A background returns, per ray, the distance to its surface (``inf`` for the sky) and a shaded colour;
-its pixels carry instance id 0.
+A background gives the rasteriser its surfaces as primitives with instance id 0 (`parts`: a room's floor,
+walls and ceiling slabs; a ground slab around the camera) and its lights (`lighting`); rays that meet
+none of them see the sky (`color` with distance ``inf``). `distance` and `color` also describe the
+background analytically, per ray (the reference ray caster in ``bench/`` uses them).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -13,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from egoworld.sim.looks import Look, pattern_mask
+from egoworld.sim.primitives import PartsBuilder, PrimitiveSet
 
 F32 = NDArray[np.float32]
 
@@ -25,6 +29,24 @@ class Background(Protocol):
     def color(self, origin: NDArray, dirs: F32, t: F32) -> F32:
         """Shaded RGB in [0, 1] ``(M, 3)`` where those rays meet it (at distances ``t``)."""
         ...
+
+    def parts(self, origin: NDArray, far: float) -> PrimitiveSet:
+        """The background's surfaces as primitives (instance id 0) for a camera at ``origin``."""
+        ...
+
+    def lighting(self) -> Lighting:
+        """The scene's lamp and haze."""
+        ...
+
+
+@dataclass(frozen=True)
+class Lighting:
+    """Lights beyond the fixed sky, key and fill lights: a point lamp and distance haze (0 = off)."""
+
+    lamp: tuple[float, float, float] = (0.0, 0.0, 2.5)
+    lamp_power: float = 0.0
+    haze_m: float = 0.0
+    haze_color: tuple[float, float, float] = (0.78, 0.86, 0.94)
 
 
 def _paint(look: Look, p: F32, shade: float | F32) -> F32:
@@ -61,6 +83,26 @@ class RoomBackground:
             out.append(np.where(d == 0, np.float32(np.inf), t))
         return out
 
+    def parts(self, origin: NDArray, far: float) -> PrimitiveSet:
+        """Slabs 10 cm thick just outside the room (overlapping at the corners, so no ray escapes)."""
+        return _room_slabs(self)
+
+    def _slabs(self) -> PrimitiveSet:
+        lo, hi, d = np.asarray(self.lo), np.asarray(self.hi), 0.1
+        b = PartsBuilder()
+        b.box_min_max(lo - d, (hi[0] + d, hi[1] + d, lo[2]), self.floor)
+        b.box_min_max((lo[0] - d, lo[1] - d, hi[2]), hi + d, self.ceiling)
+        b.box_min_max(lo - d, (lo[0], hi[1] + d, hi[2] + d), self.walls)
+        b.box_min_max((hi[0], lo[1] - d, lo[2] - d), hi + d, self.walls)
+        b.box_min_max(lo - d, (hi[0] + d, lo[1], hi[2] + d), self.walls)
+        b.box_min_max((lo[0] - d, hi[1], lo[2] - d), hi + d, self.walls)
+        return b.build()
+
+    def lighting(self) -> Lighting:
+        """A ceiling lamp over the middle of the room."""
+        c = (np.asarray(self.lo) + np.asarray(self.hi)) / 2
+        return Lighting(lamp=(float(c[0]), float(c[1]), float(self.hi[2]) - 0.3), lamp_power=0.55)
+
     def distance(self, origin: NDArray, dirs: F32) -> F32:
         tx, ty, tz = self._t_axis(origin, dirs)
         return np.minimum(np.minimum(tx, ty), tz).astype(np.float32)
@@ -82,6 +124,11 @@ class RoomBackground:
         return rgb
 
 
+@functools.lru_cache(maxsize=64)
+def _room_slabs(room: RoomBackground) -> PrimitiveSet:
+    return room._slabs()
+
+
 @dataclass(frozen=True)
 class SkyBackground:
     """A ground plane at ``ground_z`` (look in world coordinates, fading into haze) under a sky gradient."""
@@ -91,6 +138,22 @@ class SkyBackground:
     sky_top: tuple[int, int, int] = (90, 140, 215)
     sky_horizon: tuple[int, int, int] = (200, 220, 240)
     haze_m: float = 120.0
+
+    def parts(self, origin: NDArray, far: float) -> PrimitiveSet:
+        """A ground slab reaching ``far`` beyond the camera (its centre on a 64 m grid, so the ground's
+        pattern stays put while the camera moves)."""
+        grid = 64.0
+        c = np.floor(np.asarray(origin[:2], float) / grid) * grid
+        half = far + grid
+        return (
+            PartsBuilder()
+            .add("box", (c[0], c[1], self.ground_z - 0.5), (half, half, 0.5), self.ground)
+            .build()
+        )
+
+    def lighting(self) -> Lighting:
+        """Daylight haze towards the horizon colour."""
+        return Lighting(haze_m=self.haze_m, haze_color=tuple(c / 255 for c in self.sky_horizon))  # type: ignore[arg-type]
 
     def distance(self, origin: NDArray, dirs: F32) -> F32:
         down = dirs[:, 2] < -1e-6

@@ -29,7 +29,7 @@ def synth_cmd(
         int | None,
         typer.Option("--size", help="Kitchen image size (fisheye side, pinhole width); walk panorama width."),
     ] = None,
-    view_size: Annotated[int, typer.Option("--view-size", help="Walk: side of each perspective view.")] = 128,
+    view_size: Annotated[int, typer.Option("--view-size", help="Walk: side of each perspective view.")] = 384,
     actions: Annotated[
         int | None,
         typer.Option("--actions", help="Actions: number of actions (11–700; default drawn per partition)."),
@@ -38,11 +38,20 @@ def synth_cmd(
         float, typer.Option("--abnormal-rate", help="Actions: share of abnormal episodes.")
     ] = 0.2,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Episodes made in parallel (processes).")] = 1,
+    executor: Annotated[
+        str, typer.Option("--executor", help="local (--jobs processes) or ray (one Ray task per episode).")
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option("--address", help="Ray cluster address (auto = the running cluster).")
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Remake episodes made with other parameters.")
     ] = False,
 ) -> None:
-    """Synthesise episodes with exact ground truth; episodes already complete are skipped."""
+    """Synthesise episodes with exact ground truth; episodes already complete are skipped.
+
+    Example: egoworld world synth kitchen --episodes 4 --minutes 5 --out worlds/kitchens --jobs 2
+    """
     from rich.console import Console
 
     from egoworld.common.files import InputFileError
@@ -97,8 +106,10 @@ def synth_cmd(
                 force=force,
                 on_episode=on_episode,
                 on_frames=on_frames,
+                executor=executor,
+                address=address,
             )
-    except (InputFileError, ValueError) as exc:
+    except (InputFileError, ValueError, RuntimeError) as exc:
         console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from exc
     console.print(

@@ -45,6 +45,7 @@ from egoworld.common.hashing import seeded_rng
 from egoworld.geometry.cameras import FisheyeCamera, PinholeCamera
 from egoworld.geometry.transforms import world_to_camera
 from egoworld.geometry.visibility import OCCLUDED, OUT_OF_VIEW, VISIBLE, point_depth, sample_depth
+from egoworld.media.writer import VideoWriter
 from egoworld.sim.arrays import save_npz
 from egoworld.sim.cameras import aria_fisheye, pinhole
 from egoworld.sim.catalog import CATEGORIES, build_shape
@@ -57,7 +58,6 @@ from egoworld.sim.kitchen_world import OBJECT_ID_BASE, KitchenSim, KitchenWorld,
 from egoworld.sim.placement import Placements
 from egoworld.sim.primitives import primitives_to_json
 from egoworld.sim.render import Renderer
-from egoworld.sim.video import VideoWriter
 from egoworld.world.episode import Episode, EpisodeMedia, EpisodeObject, Fixture, Interval
 from egoworld.world.folder import load_episode, save_episode
 from egoworld.world.poses import PoseTrack
@@ -200,7 +200,11 @@ def build_kitchen_episode(episode_id: str, seed: int, cfg: KitchenConfig) -> tup
                 initial_position=(x, y, round(sup.z + o.half_height, 6)),
                 initial_fixture=sup.fixture,
                 movements=tuple(story.movements.get(o.id, [])),
-                meta={"inst": o.inst, "initial_support": sup_id},
+                meta={
+                    "inst": o.inst,
+                    "initial_support": sup_id,
+                    "size_m": 2 * o.radius,
+                },
             )
         )
     camera = _camera(cfg)

@@ -6,10 +6,12 @@ episode's ground truth (poses, open intervals, movements) give every primitive's
   (the ground-truth position is the closed-drawer one). Inside a *closed* fixture it is enclosed and not
   drawn (it could not be seen anyway).
 * While in motion it is reached for (first 0.5 s of the movement), held at `HAND_OFFSET` in the camera
-  frame, and put down (last 0.5 s).
+  frame, and put down (last 0.5 s); the wearer's hand and forearm (`egoworld.sim.hand`) hold it.
+* Static dressing (`egoworld.sim.kitchen_dressing`: splashbacks, rails, a window, a lamp) makes the room
+  less bare; it carries instance id 0 like the room.
 
 Instance ids: fixture ``i`` (in `KitchenSpec.fixtures` order) has id ``i + 1``; object ``j`` has id
-``OBJECT_ID_BASE + j``; 0 is the room (walls, floor, ceiling).
+``OBJECT_ID_BASE + j``; the hand ``HAND_INST`` (999); 0 is the room (walls, floor, ceiling, dressing).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from pydantic import BaseModel, ConfigDict
 from egoworld.geometry.transforms import make_transform, rotation_about
 from egoworld.sim.backgrounds import RoomBackground
 from egoworld.sim.fixtures import open_fraction
+from egoworld.sim.hand import hand_parts
+from egoworld.sim.kitchen_dressing import dressing
 from egoworld.sim.kitchen_layout import KitchenSpec
 from egoworld.sim.primitives import PrimitiveSet, primitives_from_json
 from egoworld.sim.render import Frame, Renderer
@@ -89,6 +93,8 @@ class KitchenWorld:
         self._parts = {o.id: primitives_from_json(o.parts).with_inst(o.inst) for o in sim.objects}
         self._rot = {o.id: rotation_about("z", o.yaw_deg) for o in sim.objects}
         self._closed = {f.id: f.primitives(0.0, self._inst[f.id]) for f in sim.spec.fixtures}
+        self._size = {o.id: (o.radius, o.half_height) for o in sim.objects}
+        self._dressing = dressing(sim.spec, episode.id)
 
     def camera_pose(self, t: float) -> NDArray[np.float64]:
         return self.episode.poses.interpolate(t)  # type: ignore[union-attr]
@@ -143,13 +149,16 @@ class KitchenWorld:
     def primitives(self, t: float) -> PrimitiveSet:
         """Every primitive that can be seen at ``t`` (enclosed objects left out)."""
         sets = []
+        for o in self.sim.objects:
+            c, moving, hidden = self.object_state(o.id, t)
+            if not hidden:
+                sets.append(self._parts[o.id].transformed(make_transform(self._rot[o.id], c)))
+            if moving:
+                sets.append(hand_parts(c, *self._size[o.id], self.camera_pose(t)))
         for f in self.sim.spec.fixtures:
             frac = self.open_fraction(f.id, t)
             sets.append(self._closed[f.id] if frac <= 0 else f.primitives(frac, self._inst[f.id]))
-        for o in self.sim.objects:
-            c, _, hidden = self.object_state(o.id, t)
-            if not hidden:
-                sets.append(self._parts[o.id].transformed(make_transform(self._rot[o.id], c)))
+        sets.append(self._dressing)
         return PrimitiveSet.concat(sets)
 
     def render(self, renderer: Renderer, t: float) -> Frame:

@@ -1,14 +1,24 @@
-"""The ray caster: RGB, depth (range, metres) and per-pixel instance ids of a scene for any camera model.
+"""The rasteriser: RGB, depth (range, metres) and per-pixel instance ids of a scene for any camera model.
 
-`Renderer(camera)` asks the camera model for one unit ray per pixel centre (``camera.unproject``) and
-keeps only pixels inside the image (a fisheye's valid circle). Rays are grouped in square tiles; each tile
-is a cone (axis, half-angle) that is tested against each primitive's bounding sphere, so only
-(primitive, tile) pairs that can meet are intersected — all in one vectorised batch, no loop over
-primitives. The nearest hit per pixel wins (ties: the later primitive); missed rays see the background.
+`Renderer(camera)` draws the primitives with OpenGL (`egoworld.sim.gl`: moderngl, headless) into one or
+more pinhole *faces* and resamples them onto the camera's pixels:
 
-`Frame.depth` holds the **range** (distance from the camera centre along the pixel's ray), as
+* a pinhole camera is its own single face (no resampling);
+* a fisheye whose field of view fits in one wide pinhole (half-angle ≤ 75°) uses one face whose focal
+  length matches the fisheye's centre, so no part of the image is drawn coarser than the fisheye itself;
+* anything wider (an equirectangular panorama, a 180° fisheye) uses the six faces of a cube.
+
+Each output pixel takes the face pixel nearest to where its own ray (``camera.unproject``) lands, for
+RGB, instance id and range alike: the three images come from one draw and the same samples, so visibility
+read off the id or depth buffer is exact with respect to what the RGB shows. Background pixels (no
+primitive nearer than the background's surface along the pixel's ray) take the background's colour and
+distance (`egoworld.sim.backgrounds`).
+
+`Frame.depth` holds the **range** (distance from the camera centre to the drawn surface), as
 ``egoworld.geometry.visibility`` expects with ``depth_kind="range"``; ``inf`` where only sky is seen,
 ``nan`` outside the image circle. `Frame.ids` holds instance ids (0 = background or outside).
+Primitives whose bounding sphere lies entirely beyond ``far`` are not drawn; a camera inside a solid sees
+nothing of it (back faces are culled).
 """
 
 from __future__ import annotations
@@ -20,23 +30,31 @@ import numpy as np
 from numpy.typing import NDArray
 
 from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
-from egoworld.sim.backgrounds import Background
-from egoworld.sim.looks import pattern_mask
+from egoworld.geometry.transforms import rotation_about
+from egoworld.sim.backgrounds import Background, Lighting
+from egoworld.sim.gl import (
+    FRAGMENT_SHADER,
+    VERTEX_SHADER,
+    collect,
+    context,
+    grain_texture,
+    moderngl_module,
+    template_meshes,
+)
 from egoworld.sim.primitives import PrimitiveSet
-from egoworld.sim.raycast import intersect, local_normals
 
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
-LIGHT_1 = np.array([0.35, 0.25, 1.0]) / np.linalg.norm([0.35, 0.25, 1.0])
-_SIGNS = np.array([[sx, sy, sz] for sz in (-1, 1) for sy in (-1, 1) for sx in (-1, 1)], float)
-LIGHT_2 = np.array([-0.6, -0.7, 0.35]) / np.linalg.norm([-0.6, -0.7, 0.35])
-
-
-def _rows_times(a: NDArray, m: NDArray) -> NDArray:
-    """``a @ m`` for ``a (N, 3)`` and ``m (3, 3)`` without BLAS (its threads only slow this size down)."""
-    out = np.empty(a.shape, dtype=np.result_type(a, m))
-    for j in range(3):
-        out[:, j] = a[:, 0] * m[0, j] + a[:, 1] * m[1, j] + a[:, 2] * m[2, j]
-    return out
+SINGLE_FACE_MAX_DEG = 75.0
+# target_from_face rotations of the cube's faces: front, right, back, left, up, down
+CUBE = (
+    np.eye(3),
+    rotation_about("y", 90.0),
+    rotation_about("y", 180.0),
+    rotation_about("y", -90.0),
+    rotation_about("x", 90.0),
+    rotation_about("x", -90.0),
+)
+_STRIDE = 24  # floats per primitive row
 
 
 @dataclass(frozen=True)
@@ -48,160 +66,210 @@ class Frame:
     ids: NDArray[np.int32]
 
 
-class Renderer:
-    """Ray caster for one camera model (reuse it for every frame of a video)."""
+def _faces(camera: Camera, rays: NDArray, valid: NDArray) -> tuple[list[NDArray], PinholeCamera]:
+    """The face rotations and the face camera that cover ``camera``'s valid rays."""
+    if isinstance(camera, PinholeCamera):
+        return [np.eye(3)], camera
+    v = rays[valid]
+    theta = float(np.degrees(np.arccos(np.clip(v[:, 2], -1, 1))).max()) if len(v) else 1.0
+    if isinstance(camera, FisheyeCamera) and theta <= SINGLE_FACE_MAX_DEG:
+        f = max(camera.fx, camera.fy)
+        half = math.radians(theta + 0.5)
+        size = int(math.ceil(2 * f * math.tan(half))) + 2
+        face = PinholeCamera(width=size, height=size, fx=f, fy=f, cx=(size - 1) / 2, cy=(size - 1) / 2)
+        return [np.eye(3)], face
+    if isinstance(camera, EquirectCamera):
+        density = camera.width / (2 * math.pi)
+    else:
+        density = max(camera.fx, camera.fy)  # type: ignore[union-attr]
+    size = int(math.ceil(2 * density)) + 1
+    face = PinholeCamera.from_fov(size, size, 90.0)
+    return list(CUBE), face
 
-    def __init__(self, camera: Camera, *, tile: int = 8, near: float = 0.02, far: float = 200.0) -> None:
+
+class Renderer:
+    """Rasteriser for one camera model (reuse it for every frame of a video)."""
+
+    def __init__(self, camera: Camera, *, near: float = 0.02, far: float = 200.0) -> None:
+        moderngl = moderngl_module()
         self.camera = camera
-        self.near, self.far, self.tile = near, far, tile
+        self.near, self.far = near, far
         h, w = camera.height, camera.width
-        hp, wp = -(-h // tile) * tile, -(-w // tile) * tile
-        jj, ii = np.meshgrid(np.arange(wp, dtype=np.float64), np.arange(hp, dtype=np.float64))
+        jj, ii = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
         uv = np.stack([jj, ii], axis=-1)
-        valid = (ii < h) & (jj < w) & camera.in_image(uv)
+        valid = camera.in_image(uv)
         with np.errstate(invalid="ignore", divide="ignore"):
             rays = camera.unproject(uv)
         valid &= np.all(np.isfinite(rays), axis=-1)
         with np.errstate(invalid="ignore", divide="ignore"):
             valid &= camera.project(np.where(valid[..., None], rays, (0.0, 0.0, 1.0)))[1]
         rays[~valid] = (0.0, 0.0, 1.0)
-        ty, tx = hp // tile, wp // tile
-
-        def tiles(a: NDArray) -> NDArray:
-            shape = a.shape[2:]
-            return a.reshape(ty, tile, tx, tile, *shape).swapaxes(1, 2).reshape(ty * tx, tile * tile, *shape)
-
-        t_rays, t_valid = tiles(rays), tiles(valid)
-        keep = t_valid.any(axis=1)
-        self._tile_pos = np.flatnonzero(keep)
-        rays_k = t_rays[keep]
-        self._valid = t_valid[keep]
-        self._rays = rays_k.astype(np.float32)  # (T, S, 3) camera frame
-        self._comp = tuple(np.ascontiguousarray(self._rays[..., i]) for i in range(3))
-        axis = np.where(self._valid[..., None], rays_k, 0).sum(axis=1)
-        axis /= np.linalg.norm(axis, axis=-1, keepdims=True)
-        cos = np.einsum("tsk,tk->ts", rays_k, axis)
-        self._alpha = np.arccos(np.clip(np.where(self._valid, cos, 1.0), -1, 1)).max(axis=1) + 2e-3
-        self._cos_a, self._sin_a = np.cos(self._alpha), np.sin(self._alpha)
-        self._axis = axis
-        self._grid = (ty, tx, hp, wp)
+        self._valid = valid
+        self._valid_flat = np.flatnonzero(valid.ravel())
+        valid_rays = rays.reshape(-1, 3)[self._valid_flat]  # camera frame
+        self._faces, self._face_cam = _faces(camera, rays, valid)
+        fs_w, fs_h = self._face_cam.width, self._face_cam.height
+        if not isinstance(camera, PinholeCamera):  # nearest face pixel of every valid output pixel
+            axes = np.stack([r[:, 2] for r in self._faces])  # face z axes in the camera frame
+            k = np.argmax(valid_rays @ axes.T, axis=1)
+            lut = np.zeros(len(k), np.int64)
+            for f, r in enumerate(self._faces):
+                sel = np.flatnonzero(k == f)
+                fuv, _ = self._face_cam.project(valid_rays[sel] @ r)
+                col = np.clip(np.rint(fuv[:, 0]), 0, fs_w - 1).astype(np.int64)
+                row = np.clip(np.rint(fuv[:, 1]), 0, fs_h - 1).astype(np.int64)
+                lut[sel] = row * (fs_w * len(self._faces)) + f * fs_w + col
+        else:
+            lut = self._valid_flat
+        self._lut_full = np.zeros(h * w, np.int64)
+        self._lut_full[self._valid_flat] = lut
+        self._valid_full = valid.ravel()
+        self._invalid_full = np.flatnonzero(~self._valid_full)
+        self._rays_full = rays.reshape(-1, 3).astype(np.float32)
+        collect()  # free what earlier renderers left behind before allocating
+        ctx = context()
+        self._ctx = ctx
+        self._prog = ctx.program(vertex_shader=VERTEX_SHADER, fragment_shader=FRAGMENT_SHADER)
+        size = (fs_w * len(self._faces), fs_h)
+        self._fbo = ctx.framebuffer(
+            color_attachments=[
+                ctx.renderbuffer(size, 4),
+                ctx.renderbuffer(size, 1, dtype="i4"),
+                ctx.renderbuffer(size, 1, dtype="f4"),
+            ],
+            depth_attachment=ctx.depth_renderbuffer(size),
+        )
+        grain = grain_texture()
+        self._grain = ctx.texture(grain.shape[::-1], 1, grain.tobytes())
+        self._grain.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        self._grain.repeat_x = self._grain.repeat_y = True
+        self._prog["grain"].value = 0
+        self._templates = {}
+        for kind, mesh in template_meshes().items():
+            self._templates[kind] = ctx.buffer(mesh.tobytes())
+        self._inst_buf: dict[int, object] = {}
+        self._vaos: dict[int, object] = {}
+        self._moderngl = moderngl
+        fc = self._face_cam
+        gl_far = far * 4 + 10.0
+        self._prog["proj"].value = (
+            2 * fc.fx / fs_w,
+            2 * fc.fy / fs_h,
+            (2 * fc.cx + 1) / fs_w - 1,
+            (2 * fc.cy + 1) / fs_h - 1,
+        )
+        self._prog["depth_ab"].value = (
+            (gl_far + near) / (gl_far - near),
+            -2 * gl_far * near / (gl_far - near),
+        )
 
     @property
     def valid_mask(self) -> NDArray[np.bool_]:
         """Pixels that belong to the image (inside the fisheye circle)."""
-        return self._untile(self._valid, False)
+        return self._valid.copy()
 
-    def _untile(self, a: NDArray, fill: object) -> NDArray:
-        ty, tx, hp, wp = self._grid
-        s = self.tile
-        full = np.full((ty * tx, s * s, *a.shape[2:]), fill, dtype=a.dtype)
-        full[self._tile_pos] = a
-        img = full.reshape(ty, tx, s, s, *a.shape[2:]).swapaxes(1, 2).reshape(hp, wp, *a.shape[2:])
-        return img[: self.camera.height, : self.camera.width]
+    def _vao(self, kind: int, rows: NDArray[np.float32]) -> object:
+        buf = self._inst_buf.get(kind)
+        if buf is None or buf.size < rows.nbytes:  # type: ignore[attr-defined]
+            buf = self._ctx.buffer(reserve=max(rows.nbytes, 4096) * 2)
+            self._inst_buf[kind] = buf
+            self._vaos[kind] = self._ctx.vertex_array(
+                self._prog,
+                [
+                    (self._templates[kind], "3f 3f", "t_pos", "t_nrm"),
+                    (
+                        buf,
+                        "3f 3f 3f 3f 3f 3f 3f 3f/i",
+                        "i_center",
+                        "i_rx",
+                        "i_ry",
+                        "i_rz",
+                        "i_half",
+                        "i_color",
+                        "i_color2",
+                        "i_misc",
+                    ),
+                ],
+                skip_errors=True,
+            )
+        buf.write(rows.tobytes())  # type: ignore[attr-defined]
+        return self._vaos[kind]
 
-    def _pairs(self, prims: PrimitiveSet, pose: NDArray) -> tuple[NDArray, NDArray]:
-        """(tile, primitive) pairs whose view cones meet, sorted by tile.
-
-        A primitive's cone has its axis towards its centre and just contains the directions to the 8
-        corners of its box (so the whole convex part); tiles are cones around their rays."""
-        r, origin = pose[:3, :3], pose[:3, 3]
-        v = _rows_times(prims.center - origin, r)  # camera frame
-        dist = np.sqrt((v * v).sum(axis=-1))
-        rho = prims.bounding_radius()
-        idx = np.flatnonzero((dist - rho) < self.far)
-        v, dist, rho = v[idx], dist[idx], rho[idx]
-        axis = v / np.maximum(dist, 1e-12)[:, None]
-        # corner offsets in the camera frame: sum_j s_j h_j (R_p[:, j] in camera coordinates)
-        rc = np.stack([_rows_times(prims.rot[idx][:, :, j], r) for j in range(3)], axis=1)  # (P, 3 axes, 3)
-        sh = _SIGNS[None, :, :] * prims.half[idx][:, None, :]  # (P, 8, 3)
-        cdir = v[:, None, :] + sum(sh[:, :, j, None] * rc[:, None, j, :] for j in range(3))
-        cdir /= np.maximum(np.sqrt((cdir * cdir).sum(axis=-1, keepdims=True)), 1e-12)
-        cos_c = (cdir * axis[:, None, :]).sum(axis=-1).min(axis=1)
-        beta = np.minimum(np.arccos(np.clip(cos_c, -1, 1)) + 1e-3, math.radians(85))
-        wide = (dist <= rho * 1.0001) | (beta >= math.radians(85))
-        ta = self._axis
-        # angle(tile axis, primitive axis) ≤ α + β  ⇔  cos(angle) ≥ cos α cos β − sin α sin β  (α + β < π)
-        cos_between = (
-            ta[:, 0, None] * axis[None, :, 0]
-            + ta[:, 1, None] * axis[None, :, 1]
-            + ta[:, 2, None] * axis[None, :, 2]
+    def _draw(self, prims: PrimitiveSet, pose: NDArray, lt: Lighting) -> tuple[NDArray, NDArray, NDArray]:
+        """Draw every face; the face buffers ``(rgba (N,) uint32, ids (N,), range (N,))`` over all face pixels
+        (alpha 0 where nothing was drawn)."""
+        ctx, prog, mgl = self._ctx, self._prog, self._moderngl
+        origin = pose[:3, 3]
+        keep = np.flatnonzero(
+            np.linalg.norm(prims.center - origin, axis=-1) - prims.bounding_radius() < self.far
         )
-        thresh = self._cos_a[:, None] * np.cos(beta)[None, :] - self._sin_a[:, None] * np.sin(beta)[None, :]
-        mask = cos_between >= thresh - 1e-7
-        mask[:, wide] = True
-        tile_i, prim_j = np.nonzero(mask)
-        return tile_i, idx[prim_j]
+        fbo = self._fbo
+        fbo.use()
+        fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)  # alpha 0: nothing drawn (told apart from id 0)
+        ctx.enable(mgl.DEPTH_TEST | mgl.CULL_FACE)
+        ctx.front_face = "cw"
+        self._grain.use(location=0)
+        prog["eye"].value = tuple(float(x) for x in origin)
+        prog["lamp"].value = tuple(float(x) for x in lt.lamp)
+        prog["lamp_power"].value = float(lt.lamp_power)
+        prog["haze_m"].value = float(lt.haze_m)
+        prog["haze_color"].value = tuple(float(x) for x in lt.haze_color)
+        rows_by_kind = {}
+        if len(keep):
+            p = prims.take(keep)
+            rows = np.empty((len(p), _STRIDE), np.float32)
+            rows[:, 0:3] = p.center
+            rows[:, 3:12] = p.rot.transpose(0, 2, 1).reshape(-1, 9)  # columns of R, one after the other
+            rows[:, 12:15] = p.half
+            rows[:, 15:18] = p.color
+            rows[:, 18:21] = p.color2
+            rows[:, 21] = p.pattern
+            rows[:, 22] = p.scale
+            rows[:, 23] = p.inst
+            for kind in np.unique(p.kind):
+                rows_by_kind[int(kind)] = np.ascontiguousarray(rows[p.kind == kind])
+        fs_w, fs_h = self._face_cam.width, self._face_cam.height
+        world_from_cam = pose[:3, :3]
+        for f, r_face in enumerate(self._faces):
+            world_from_face = world_from_cam @ r_face
+            view = np.eye(4)
+            view[:3, :3] = world_from_face.T
+            view[:3, 3] = -world_from_face.T @ origin
+            prog["face_from_world"].write(view.T.astype(np.float32).tobytes())
+            ctx.viewport = (f * fs_w, 0, fs_w, fs_h)
+            for kind, rows_k in rows_by_kind.items():
+                vao = self._vao(kind, rows_k)
+                vao.render(mgl.TRIANGLES, instances=len(rows_k))  # type: ignore[attr-defined]
+        ctx.finish()
+        rgba = np.frombuffer(fbo.read(components=4, attachment=0), np.uint32)  # RGBA bytes in one word
+        ids = np.frombuffer(fbo.read(components=1, attachment=1, dtype="i4"), np.int32)
+        rng = np.frombuffer(fbo.read(components=1, attachment=2, dtype="f4"), np.float32)
+        return rgba, ids, rng
 
     def render(self, prims: PrimitiveSet, world_from_camera: NDArray, background: Background) -> Frame:
         """Render the primitives (and background) seen from pose ``world_from_camera`` (4×4)."""
         pose = np.asarray(world_from_camera, dtype=np.float64)
-        r, origin = pose[:3, :3], pose[:3, 3]
-        n_tiles, s = self._valid.shape
-        flat = _rows_times(self._rays.reshape(-1, 3), r.T.astype(np.float32))
-        t_bg = background.distance(origin, flat)
-        t_bg = np.where(t_bg > self.near, t_bg, np.inf).astype(np.float32)
-        best_t = t_bg.reshape(n_tiles, s).copy()
-        best_p = np.full((n_tiles, s), -1, np.int64)
-        if len(prims):
-            tile_i, prim_j = self._pairs(prims, pose)
-            if len(tile_i):
-                comp = tuple(c[tile_i] for c in self._comp)
-                t = intersect(prims, prim_j, pose, comp, self.near)  # type: ignore[arg-type]
-                starts = np.flatnonzero(np.r_[True, tile_i[1:] != tile_i[:-1]])
-                tiles_hit = tile_i[starts]
-                # one reduction finds the nearest hit and, among equal distances, the last pair: the key
-                # is the distance's bit pattern (monotonic for t ≥ 0) above the reversed pair index
-                pair = np.arange(len(tile_i), dtype=np.int64)
-                key = (t.view(np.int32).astype(np.int64) << 32) | (0xFFFFFFFF - pair)[:, None]
-                best = np.minimum.reduceat(key, starts, axis=0)
-                t_min = (best >> 32).astype(np.int32).view(np.float32)
-                win = 0xFFFFFFFF - (best & 0xFFFFFFFF)
-                closer = (t_min < best_t[tiles_hit]) & np.isfinite(t_min)
-                best_t[tiles_hit] = np.where(closer, t_min, best_t[tiles_hit])
-                best_p[tiles_hit] = np.where(closer, prim_j[np.minimum(win, len(tile_i) - 1)], -1)
-        best_t = best_t.reshape(-1)
-        best_p = best_p.reshape(-1)
-        hit = np.flatnonzero(best_p >= 0)
-        ids = np.zeros(len(best_p), np.int32)
-        rgb = np.zeros((len(best_p), 3), np.float32)
-        bg = np.flatnonzero((best_p < 0) & self._valid.reshape(-1))
-        if len(bg):
-            rgb[bg] = background.color(origin, flat[bg], best_t[bg])
-        if len(hit):
-            k = best_p[hit]
-            ids[hit] = prims.inst[k]
-            rgb[hit] = self._shade(prims, k, origin, flat[hit], best_t[hit])
-        valid = self._valid.reshape(-1)
-        rgb8 = np.clip(rgb * 255 + 0.5, 0, 255).astype(np.uint8)
-        rgb8[~valid] = 0
-        ids[~valid] = 0
-        depth = np.where(valid, best_t, np.nan).astype(np.float32)
-        return Frame(
-            self._untile(rgb8.reshape(n_tiles, s, 3), 0),
-            self._untile(depth.reshape(n_tiles, s), np.float32(np.nan)),
-            self._untile(ids.reshape(n_tiles, s), 0),
-        )
-
-    @staticmethod
-    def _shade(prims: PrimitiveSet, k: NDArray, origin: NDArray, dirs: NDArray, t: NDArray) -> NDArray:
-        """Colour of the hit points: pattern in part coordinates, two directional lights and ambient."""
-        rot_all = prims.rot.astype(np.float32)
-        # light directions in each part's frame (R^T L), so normals can stay in part coordinates
-        lights = [np.einsum("nji,j->ni", rot_all, lvec.astype(np.float32)) for lvec in (LIGHT_1, LIGHT_2)]
-        rel = (origin[None, :] - prims.center).astype(np.float32)
-        rot = rot_all[k]
-        hit = rel[k] + t[:, None] * dirs
-        hx, hy, hz = hit[:, 0], hit[:, 1], hit[:, 2]
-        p = np.empty_like(hit)
-        for i in range(3):  # part coordinates: R^T (hit - centre)
-            p[:, i] = hx * rot[:, 0, i] + hy * rot[:, 1, i] + hz * rot[:, 2, i]
-        half = prims.half.astype(np.float32)[k]
-        nl = local_normals(prims.kind[k], p, half)
-        light = np.full(len(k), np.float32(0.45), np.float32)
-        for lp, weight in zip(lights, (0.42, 0.2), strict=True):
-            lk = lp[k]
-            dot = nl[:, 0] * lk[:, 0] + nl[:, 1] * lk[:, 1] + nl[:, 2] * lk[:, 2]
-            light += np.float32(weight) * np.maximum(dot, 0)
-        m = pattern_mask(prims.pattern[k], prims.scale[k], p, half)
-        base = np.where(m[:, None], prims.color2[k], prims.color[k])
-        return base * light[:, None]
+        # the background last: the depth test then skips shading most of it (drawn over by the scene)
+        scene = PrimitiveSet.concat([prims, background.parts(pose[:3, 3], self.far)])
+        rgba_f, ids_f, rng_f = self._draw(scene, pose, background.lighting())
+        lut = self._lut_full
+        rgba = np.take(rgba_f, lut)
+        ids = np.take(ids_f, lut)
+        depth = np.take(rng_f, lut)
+        rgba[self._invalid_full] = 0
+        undrawn = np.flatnonzero((rgba >> 24) == 0)  # outside the image, or a ray that met nothing
+        ids[undrawn] = 0
+        depth[undrawn] = np.nan
+        undrawn = undrawn[self._valid_full[undrawn]]
+        if len(undrawn):  # the sky (or a crack between background slabs): the background's own colour
+            r = pose[:3, :3].astype(np.float32)
+            d = self._rays_full[undrawn]
+            dirs = d[:, 0:1] * r[:, 0] + d[:, 1:2] * r[:, 1] + d[:, 2:3] * r[:, 2]
+            t = background.distance(pose[:3, 3], dirs)
+            t = np.where(t > self.near, t, np.inf).astype(np.float32)
+            col = np.clip(background.color(pose[:3, 3], dirs, t) * 255 + 0.5, 0, 255).astype(np.uint32)
+            rgba[undrawn] = col[:, 0] | (col[:, 1] << 8) | (col[:, 2] << 16)
+            depth[undrawn] = t
+        rgb = np.ascontiguousarray(rgba.view(np.uint8).reshape(-1, 4)[:, :3])
+        h, w = self.camera.height, self.camera.width
+        return Frame(rgb.reshape(h, w, 3), depth.reshape(h, w), ids.reshape(h, w))

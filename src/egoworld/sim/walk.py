@@ -9,9 +9,9 @@ ground truth of poses, places and per-view appearances of every instance.
   pacing up and down), and walking actions ("C walks forward", "C turns left", "C turns around",
   "C stops and looks around");
 * ``pano.mp4`` (``media.video``) and ``front.mp4``, ``right.mp4``, ``back.mp4``, ``left.mp4``
-  (``media.extra``), each made from the panorama with `egoworld.geometry.equirect` (bilinear for colour,
-  nearest for instance ids); each view's size, FOV, yaw, frame count and duration are in
-  ``meta["views"]``;
+  (``media.extra``): each view is rendered directly as the pinhole camera that `egoworld.geometry.equirect`
+  cuts from the panorama (pose ``pose @ R_y(yaw)``, same FOV), so views keep their full detail at any
+  size; each view's size, FOV, yaw, frame count and duration are in ``meta["views"]``;
 * ``places.jsonl`` — one row per place: ``id``, ``kind`` (street, hall, shop, park, market, station),
   ``name``, ``index``, ``origin``, ``heading_deg``, ``length_m``, ``width_m``, ``looks``;
 * ``place_visits.jsonl`` — the place timeline: ``{"place", "start_s", "end_s"}`` rows, contiguous;
@@ -37,7 +37,9 @@ from numpy.typing import NDArray
 
 from egoworld.common.files import write_jsonl
 from egoworld.common.hashing import seeded_rng
-from egoworld.geometry.equirect import FOUR_VIEWS, perspective_sampler, view_camera
+from egoworld.geometry.equirect import FOUR_VIEWS, view_camera, view_rotation
+from egoworld.geometry.transforms import make_transform
+from egoworld.media.writer import VideoWriter
 from egoworld.sim.arrays import save_npz
 from egoworld.sim.backgrounds import SkyBackground
 from egoworld.sim.cameras import equirect
@@ -45,7 +47,6 @@ from egoworld.sim.head import head_poses
 from egoworld.sim.looks import Look
 from egoworld.sim.primitives import PrimitiveSet
 from egoworld.sim.render import Renderer
-from egoworld.sim.video import VideoWriter
 from egoworld.sim.walk_places import Instance, Place, build_place, make_route
 from egoworld.sim.walk_route import WalkPlan, plan_walk
 from egoworld.world.episode import Episode, EpisodeMedia, EpisodeObject
@@ -65,7 +66,7 @@ class WalkConfig:
     minutes: float = 10.0
     fps: float = 1.0
     pano_width: int = 512
-    view_size: int = 128
+    view_size: int = 384
     view_fov_deg: float = 90.0
     min_pixels: int = 12
     speed_m_s: float = 1.3
@@ -155,18 +156,9 @@ def synth_walk(
     place_idx = world.plan.place_index(s)
     cam = equirect(cfg.pano_width)
     renderer = Renderer(cam, far=NEAR_RADIUS)
-    pano_hw = (cam.height, cam.width)
     out_hw = (cfg.view_size, cfg.view_size)
-    samplers = {
-        v: perspective_sampler(pano_hw, out_hw, yaw_deg=FOUR_VIEWS[v], fov_deg=cfg.view_fov_deg)
-        for v in VIEW_ORDER
-    }
-    nearest = {
-        v: perspective_sampler(
-            pano_hw, out_hw, yaw_deg=FOUR_VIEWS[v], fov_deg=cfg.view_fov_deg, mode="nearest"
-        )
-        for v in VIEW_ORDER
-    }
+    view_renderer = Renderer(view_camera(out_hw, cfg.view_fov_deg), far=NEAR_RADIUS)
+    pano_from_view = {v: make_transform(view_rotation(FOUR_VIEWS[v]), np.zeros(3)) for v in VIEW_ORDER}
     views = ("pano", *VIEW_ORDER)
     n_ids = len(world.instances) + 1
     recs: list[NDArray] = []
@@ -179,12 +171,14 @@ def synth_walk(
     )
     try:
         for i, t in enumerate(times):
-            frame = renderer.render(world.primitives(float(t), poses[i, :3, 3]), poses[i], world.background)
+            prims = world.primitives(float(t), poses[i, :3, 3])
+            frame = renderer.render(prims, poses[i], world.background)
             writers["pano"].write(frame.rgb)
             id_images = {"pano": frame.ids}
             for v in VIEW_ORDER:
-                writers[v].write(samplers[v](frame.rgb))
-                id_images[v] = nearest[v](frame.ids)
+                view = view_renderer.render(prims, poses[i] @ pano_from_view[v], world.background)
+                writers[v].write(view.rgb)
+                id_images[v] = view.ids
             for k, v in enumerate(views):
                 counts = np.bincount(id_images[v].ravel(), minlength=n_ids)
                 seen = np.flatnonzero(counts[1:]) + 1

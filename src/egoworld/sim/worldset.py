@@ -4,11 +4,14 @@ Episode ``i`` of kind ``k`` is ``<out>/<k>_<i:03d>/``; its randomness comes from
 so episodes can be made in any order, in parallel, or again, with identical bytes. Each episode is
 written into a hidden ``.<id>.partial`` folder and renamed when complete; a rerun skips complete
 episodes made with the same parameters, throws away partial ones, and refuses (unless ``force``) to mix
-in episodes made with other parameters.
+in episodes made with other parameters. Episodes are made here (``jobs`` processes, each with its own
+OpenGL context) or, with ``executor="ray"``, one Ray task per episode (`egoworld.runner.executor`; the
+output folder must be on a file system every worker sees).
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import shutil
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -120,23 +123,38 @@ def synth_world_set(
     force: bool = False,
     on_episode: Callable[[Job, Path], None] | None = None,
     on_frames: FrameProgress | None = None,
+    executor: str = "local",
+    address: str | None = None,
 ) -> list[Path]:
     """Make the missing episodes of a world set; returns every episode folder (in id order)."""
+    from egoworld.runner.executor import EXECUTORS, map_jobs
+
     if kind not in KINDS:
         raise ValueError(f"unknown world kind {kind!r}; choose kitchen, walk or actions")
+    if executor not in EXECUTORS:
+        raise ValueError(f"--executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     todo, done = plan_jobs(kind, out, episodes, seed, config, force=force)
     for job in done:
         if on_episode is not None:
             on_episode(job, out / job.episode_id)
-    if jobs <= 1 or len(todo) <= 1:
+    if executor == "ray" and todo:
+
+        def finished(i: int) -> None:
+            if on_episode is not None:
+                on_episode(todo[i], out / todo[i].episode_id)
+
+        map_jobs(_build, [(job, out) for job in todo], executor="ray", address=address, done=finished)
+    elif jobs <= 1 or len(todo) <= 1:
         for job in todo:
             path = _build(job, out, on_frames)
             if on_episode is not None:
                 on_episode(job, path)
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        # spawned (not forked) workers: each opens its own OpenGL context from scratch
+        spawn = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool:
             futures = {pool.submit(_build, job, out): job for job in todo}
             for fut in as_completed(futures):
                 path = fut.result()

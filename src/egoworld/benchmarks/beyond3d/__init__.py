@@ -5,14 +5,16 @@ Pipeline (each module small and testable alone):
 * ``locations``: vectorised object locations over time (the HD-EPIC rule of `egoworld.world.location`).
 * ``projection``: cross-view projection — back-project an image footprint at a known depth, reproject it
   into another view with the relative pose (paper Fig. 3).
-* ``raycast``: segment / ray tests against oriented fixture boxes and a tiny box renderer (ids + depth).
 * ``depth`` / ``detections``: the episode's depth media and per-frame detection files.
 * ``tracks``: visibility tracks per object × time (states below), vectorised.
 * ``anchors`` / ``balance``: out-of-sight anchors and visible controls, stratified and exactly balanced.
 * ``timechoices`` / ``fixtures`` / ``questions`` / ``prompts``: the 8 question types and their text.
 * ``build``: worlds → benchmark folder; ``timeonly``: the movements-only (HD-EPIC ``assoc_info``) path.
 * ``analysis`` / ``plugin``: the paper's analyses in ``egoworld report``; ``audit``: Tables 4–6.
-* ``cues``: the temporal-cues variant; ``synthetic``: cheap synthetic kitchens for tests and benches.
+* ``cues``: the temporal-cues variant; ``demo``: the demo on rendered kitchens.
+
+Synthetic kitchens come from `egoworld.sim` (``egoworld world synth kitchen``); this package only reads
+episodes (segment tests against fixture boxes use `egoworld.geometry.boxes.ray_box_entry`).
 """
 
 BENCHMARK_NAME = "beyond3d"

@@ -1,8 +1,8 @@
 """Audit of visibility tracks against marks (paper Supp. 11, Tables 4–6).
 
 Marks say whether an object was visible at a time: human marks from a CSV, or the exact visibility a
-synthetic world writes (``visibility.jsonl``). Each mark is matched to the track sample nearest its time
-(within ``tolerance_s``); the pipeline calls an object visible when its state is ``detected_visible``.
+synthetic world writes (``visibility.npz`` of `egoworld.sim.kitchen`, or ``visibility.jsonl``). Each mark
+is matched to the track sample nearest its time (within ``tolerance_s``); the pipeline calls an object visible when its state is ``detected_visible``.
 ``in_motion`` and ``not_groundable`` marks are counted but not scored (the pipeline makes no claim).
 
 * Table 4: per pipeline state, the number of marks, how many were marked visible, and agreement.
@@ -83,8 +83,8 @@ def read_truth(
     visible ``(F, O)`` and pixel boxes ``(F, O, 4)`` (or None).
 
     ``visibility.npz`` (`egoworld.sim.kitchen`): visible = at least ``min_pixels`` visible pixels (default 1:
-    any visible pixel, the simulator's exact visibility). ``visibility.jsonl``
-    (`egoworld.benchmarks.beyond3d.synthetic`): rows ``{"time_s", "visible": [ids]}``."""
+    any visible pixel, the simulator's exact visibility). ``visibility.jsonl`` (any other generator): rows
+    ``{"time_s", "visible": [ids]}``."""
     rel = episode.media.extra.get("visibility", "visibility.jsonl")
     path = Path(folder) / rel
     if not path.is_file():

@@ -1,4 +1,5 @@
-"""Beyond3D commands: ``build beyond3d`` and the ``beyond3d`` group (``audit``, ``cues``, ``synth``).
+"""Beyond3D commands: ``build beyond3d`` and the ``beyond3d`` group (``audit``, ``cues``, ``demo``); synthetic
+kitchens come from ``egoworld world synth kitchen`` (`egoworld.sim`).
 Heavy imports stay inside the command functions."""
 
 from __future__ import annotations
@@ -138,49 +139,14 @@ def cues_cmd(
     typer.echo(f"wrote {out}: {len(b.samples)} questions with {kind} cues")
 
 
-def synth_cmd(
-    out: Annotated[Path, typer.Option("--out", help="Folder for the episode folders.")],
-    kitchens: Annotated[int, typer.Option(help="Kitchens.")] = 2,
-    episodes: Annotated[int, typer.Option("--episodes-per-kitchen", help="Episodes per kitchen.")] = 2,
-    seed: Annotated[int, typer.Option(help="Seed.")] = 0,
-    minutes: Annotated[float, typer.Option("--minutes", help="Episode length in minutes.")] = 9.0,
-    old_episodes: Annotated[int | None, typer.Option("--episodes", hidden=True)] = None,
-    old_duration: Annotated[float | None, typer.Option("--duration", hidden=True)] = None,
-    detector: Annotated[
-        str, typer.Option(help="perfect | noisy | none (no detections / visibility files).")
-    ] = "perfect",
-    miss_rate: Annotated[float, typer.Option(help="Noisy detector: share of visible objects missed.")] = 0.2,
-    false_positive_rate: Annotated[
-        float, typer.Option(help="Noisy detector: share of hidden in-image objects detected.")
-    ] = 0.05,
-) -> None:
-    """Write cheap synthetic kitchens with exact visibility and detections (for trying Beyond3D out)."""
-    from egoworld.benchmarks.beyond3d.synthetic import SynthConfig, write_world
-
-    episodes = (
-        old_episodes if old_episodes is not None else episodes
-    )  # --episodes: old spelling (per kitchen)
-    duration = old_duration if old_duration is not None else 60.0 * minutes  # --duration: old, in seconds
-    try:
-        folders = write_world(
-            out, kitchens=kitchens, episodes_per_kitchen=episodes, seed=seed, cfg=SynthConfig(duration_s=duration),
-            detector=None if detector == "none" else detector, miss_rate=miss_rate, false_positive_rate=false_positive_rate,
-        )  # fmt: skip
-    except _errors() as exc:
-        _fail(exc)
-    typer.echo(f"wrote {len(folders)} episodes under {out}")
-
-
 def demo_cmd(
     out: Annotated[
         Path, typer.Option("--out", help="Folder for worlds, benchmarks, runs and the report.")
     ] = Path("demo-beyond3d"),
-    anchors: Annotated[
-        int, typer.Option(help="Out-of-sight anchors of the synthetic-kitchen benchmark.")
-    ] = 200,
-    controls: Annotated[int, typer.Option(help="Visible controls.")] = 200,
+    anchors: Annotated[int, typer.Option(help="Out-of-sight anchors of the text-only benchmark.")] = 100,
+    controls: Annotated[int, typer.Option(help="Visible controls.")] = 100,
     sim: Annotated[
-        bool, typer.Option(help="Also render sim kitchens and run the video and last-frame settings.")
+        bool, typer.Option(help="Also run the video + text and last frame + text settings.")
     ] = True,
 ) -> None:
     """Synthetic kitchens → Beyond3D → random / prior / oracle (text; video + text and last frame + text on
@@ -247,15 +213,14 @@ def import_qa_cmd(
 
 
 def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    """Add ``build beyond3d``, ``import beyond3d-qa`` and ``beyond3d {audit, cues, synth}``."""
+    """Add ``build beyond3d``, ``import beyond3d-qa`` and ``beyond3d {audit, cues, demo}``."""
     build_app.command("beyond3d")(build_cmd)
     import_app.command("beyond3d-qa")(import_qa_cmd)
     group = typer.Typer(
-        help="Beyond3D: audit visibility tracks, temporal-cues variant, synthetic kitchens.",
+        help="Beyond3D: audit visibility tracks, temporal-cues variant, demo.",
         no_args_is_help=True,
     )
     group.command("audit")(audit_cmd)
     group.command("cues")(cues_cmd)
-    group.command("synth")(synth_cmd)
     group.command("demo")(demo_cmd)
     app.add_typer(group, name="beyond3d")

@@ -1,5 +1,6 @@
-"""Synthetic walks in every duration group (one ≥ 120 min at a very low frame rate, tiny views: cheap), the
-benchmark built from them, the baselines with Shuffle24, and the report."""
+"""Synthetic walks in every duration group (one ≥ 120 min), the benchmark built from them, the baselines with
+Shuffle24, and the report. The demo's walks keep full-size 384×384 views and stay cheap by rendering few
+frames (`DEMO_FRAME_SCALE` of `WALKS`' frame rates: very low ones for the long walks)."""
 
 from __future__ import annotations
 
@@ -16,23 +17,26 @@ WALKS: tuple[tuple[str, float, float], ...] = (
     ("walk_75min", 75.0, 0.05),
     ("walk_125min", 125.0, 0.05),
 )
+DEMO_FRAME_SCALE = 0.35
 DEMO_MODELS = ("random", "prior", "oracle")
 
 
-def walk_config(minutes: float, fps: float, pano_width: int = 128, view_size: int = 32) -> WalkConfig:
-    """Small walk settings: ``pano_width``-wide panorama, ``view_size`` views, instances from 3 pixels."""
+def walk_config(minutes: float, fps: float, pano_width: int = 256, view_size: int = 384) -> WalkConfig:
+    """Demo walk settings: ``pano_width``-wide panorama, ``view_size`` views, instances from 3 pixels."""
     return WalkConfig(minutes=minutes, fps=fps, pano_width=pano_width, view_size=view_size, min_pixels=3)
 
 
-def synth_walks(folder: str | Path, seed: int = 0, pano_width: int = 128, view_size: int = 32) -> list[Path]:
-    """Synthesise `WALKS` under ``folder`` (walks already there are kept)."""
+def synth_walks(
+    folder: str | Path, seed: int = 0, pano_width: int = 256, view_size: int = 384, frame_scale: float = 1.0
+) -> list[Path]:
+    """Synthesise `WALKS` (frame rates times ``frame_scale``) under ``folder`` (walks already there are kept)."""
     from egoworld.sim.walk import synth_walk
 
     out = []
     for ep, minutes, fps in WALKS:
         path = Path(folder) / ep
         if not (path / "episode.json").is_file():
-            synth_walk(path, ep, seed, walk_config(minutes, fps, pano_width, view_size))
+            synth_walk(path, ep, seed, walk_config(minutes, fps * frame_scale, pano_width, view_size))
         out.append(path)
     return out
 
@@ -55,7 +59,7 @@ def demo_runs(out: str | Path, *, per_task: int = 120, say: Callable[[str], None
 
     out = Path(out)
     say("synthesising walks")
-    synth_walks(out / "walks")
+    synth_walks(out / "walks", frame_scale=DEMO_FRAME_SCALE)
     report = build_vsi_wild([out / "walks"], out / "bench", BuildConfig(per_task=per_task), say=say)
     for line in report.lines():
         say(line)

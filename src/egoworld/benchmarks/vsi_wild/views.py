@@ -9,7 +9,7 @@ the **left** view (and what was on the right comes ahead). The issue's wording (
 has the direction backwards.
 
 `cut_views` turns a user's own equirectangular recording into the four view videos (PyAV decoding,
-`geometry.equirect` sampling, the deterministic `sim.video.VideoWriter`); `render_view` re-renders one
+`geometry.equirect` sampling, the deterministic `media.writer.VideoWriter`); `render_view` re-renders one
 panorama frame at any yaw (VPO's rotated query images).
 """
 
@@ -71,7 +71,7 @@ def cut_views(
     import av
 
     from egoworld.common.files import InputFileError
-    from egoworld.sim.video import VideoWriter
+    from egoworld.media.writer import VideoWriter
 
     if size % 2:
         raise ValueError(f"view size must be even (yuv420p), got {size}")

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from egoworld.common.hashing import sha256_file
+from egoworld.media.writer import VideoWriter, read_video
 from egoworld.sim.arrays import load_npz, save_npz
-from egoworld.sim.video import VideoWriter, read_video
 
 
 def _frames(n: int) -> list[np.ndarray]:

@@ -1,0 +1,243 @@
+"""The OpenGL side of the renderer: one headless context per process and the shading program.
+
+The context is moderngl on EGL (Mesa's llvmpipe software rasteriser on a CPU-only machine; a GPU driver
+when there is one), falling back to OSMesa. Primitives are drawn instanced: one template mesh per shape
+(unit box, cylinder, sphere) and one row of per-primitive data (centre, rotation, half sizes, look, id).
+One pass writes three colour attachments: shaded RGB, the instance id (``R32I``) and the range
+(``R32F``: distance from the camera centre to the drawn surface), so ids and depth describe exactly what
+the RGB shows.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+INSTALL_HINT = (
+    "the renderer needs an OpenGL 3.3 context: `pip install moderngl` (extra 'sim') and Mesa's EGL or "
+    "OSMesa libraries (Debian/Ubuntu: `apt-get install -y libegl1 libgl1-mesa-dri libosmesa6`)"
+)
+
+VERTEX_SHADER = """
+#version 330
+in vec3 t_pos;      // template vertex (unit shape)
+in vec3 t_nrm;      // template normal (before scaling by 1/half)
+in vec3 i_center;
+in vec3 i_rx; in vec3 i_ry; in vec3 i_rz;   // columns of world_from_part
+in vec3 i_half;
+in vec3 i_color; in vec3 i_color2;
+in vec3 i_misc;     // pattern code, pattern scale, instance id
+uniform mat4 face_from_world;  // rows: camera frame (x right, y down, z forward)
+uniform vec4 proj;             // 2fx/W, 2fy/H, (2cx+1)/W - 1, (2cy+1)/H - 1
+uniform vec2 depth_ab;         // clip.z = a*z + b
+out vec3 v_world; out vec3 v_local; out vec3 v_nrm_local; out vec3 v_nrm;
+flat out vec3 v_half; flat out vec3 v_color; flat out vec3 v_color2; flat out vec3 v_misc;
+void main() {
+    mat3 r = mat3(i_rx, i_ry, i_rz);
+    vec3 local = t_pos * i_half;
+    vec3 nl = normalize(t_nrm / i_half);
+    v_world = i_center + r * local;
+    v_local = local; v_nrm_local = nl; v_nrm = r * nl;
+    v_half = i_half; v_color = i_color; v_color2 = i_color2; v_misc = i_misc;
+    vec3 c = (face_from_world * vec4(v_world, 1.0)).xyz;
+    gl_Position = vec4(proj.x * c.x + proj.z * c.z, proj.y * c.y + proj.w * c.z,
+                       depth_ab.x * c.z + depth_ab.y, c.z);
+}
+"""
+
+FRAGMENT_SHADER = """
+#version 330
+in vec3 v_world; in vec3 v_local; in vec3 v_nrm_local; in vec3 v_nrm;
+flat in vec3 v_half; flat in vec3 v_color; flat in vec3 v_color2; flat in vec3 v_misc;
+uniform vec3 eye;
+uniform vec3 lamp;        // a ceiling lamp (world position)
+uniform float lamp_power; // 0: no lamp
+uniform vec3 haze_color;
+uniform float haze_m;     // 0: no haze
+uniform sampler2D grain;  // tileable noise texture (`grain_texture`)
+layout(location = 0) out vec4 out_rgb;
+layout(location = 1) out int out_id;
+layout(location = 2) out float out_range;
+
+float cell_hash(vec3 c) {
+    ivec3 i = ivec3(c);
+    uint h = (uint(i.x) * 73856093u) ^ (uint(i.y) * 19349663u) ^ (uint(i.z) * 83492791u);
+    h = (h ^ (h >> 13u)) * 1274126177u;
+    return float((h ^ (h >> 16u)) & 65535u) / 65536.0;
+}
+
+bool pattern(int code, float s, vec3 p, vec3 h, vec3 nl) {
+    if (code == 1) return fract(p.z / s) < 0.5;
+    if (code == 2) return fract(p.x / s) < 0.5;
+    if (code == 3) return mod(floor(p.x / s) + floor(p.y / s) + floor(p.z / s), 2.0) == 1.0;
+    if (code == 4) { vec3 d = fract(p / s) - 0.5; return dot(d, d) < 0.27; }
+    if (code == 5) return abs(p.z) < s;
+    if (code == 6) return fract(length(p.xy) / s) < 0.35;
+    if (code == 7) {
+        float fu = fract(p.x / s + p.y / s); float fz = fract(p.z / s);
+        return fu > 0.25 && fu < 0.75 && fz > 0.3 && fz < 0.8;
+    }
+    if (code == 8) {
+        bvec3 inner = lessThan(abs(p), h - vec3(s));
+        bvec3 face = greaterThan(abs(nl), vec3(0.9));
+        return any(bvec3(!inner.x && !face.x, !inner.y && !face.y, !inner.z && !face.z));
+    }
+    if (code == 9) return cell_hash(floor(p / s)) < 0.35;
+    return false;
+}
+
+void main() {
+    int code = int(v_misc.x + 0.5);
+    float s = v_misc.y;
+    vec3 nl = normalize(v_nrm_local);
+    vec3 base = pattern(code, s, v_local, v_half, nl) ? v_color2 : v_color;
+    // surface texture: tileable noise mapped onto the face (the two part axes across the normal), 32 cm tiles
+    vec3 an = abs(nl);
+    vec2 tuv = an.x > max(an.y, an.z) ? v_local.yz : (an.y > an.z ? v_local.xz : v_local.xy);
+    base *= 0.86 + 0.28 * texture(grain, tuv * 3.1).r;
+    vec3 n = normalize(v_nrm);
+    vec3 view = normalize(eye - v_world);
+    if (dot(n, view) < 0.0) n = -n;
+    float light = mix(0.30, 0.46, 0.5 + 0.5 * n.z);                         // sky / floor bounce
+    light += 0.40 * max(dot(n, normalize(vec3(0.35, 0.25, 1.0))), 0.0);  // key light
+    light += 0.18 * max(dot(n, normalize(vec3(-0.6, -0.7, 0.35))), 0.0); // fill light
+    float spec = 0.0;
+    if (lamp_power > 0.0) {
+        vec3 to_lamp = lamp - v_world;
+        float d2 = dot(to_lamp, to_lamp);
+        vec3 l = to_lamp * inversesqrt(d2);
+        light += lamp_power * max(dot(n, l), 0.0) / (1.0 + d2 / 6.0);
+        spec = 0.18 * pow(max(dot(n, normalize(l + view)), 0.0), 40.0);
+    }
+    // contact shading along box edges (a few millimetres of bevel)
+    vec3 e = v_half - abs(v_local);
+    vec3 ef = mix(e, vec3(1e3), greaterThan(abs(nl), vec3(0.9)));
+    float edge = min(min(ef.x, ef.y), ef.z);
+    light *= 0.82 + 0.18 * smoothstep(0.0, 0.012, edge);
+    float range = length(v_world - eye);
+    vec3 rgb = base * light + vec3(spec);
+    if (haze_m > 0.0) rgb = mix(rgb, haze_color, clamp(range / haze_m, 0.0, 1.0));
+    out_rgb = vec4(clamp(rgb, 0.0, 1.0), 1.0);
+    out_id = int(v_misc.z + 0.5);
+    out_range = range;
+}
+"""
+
+_CONTEXT: dict[int, Any] = {}
+
+
+def moderngl_module() -> Any:
+    """The moderngl module, or an error that says how to install it."""
+    try:
+        import moderngl
+    except ImportError as exc:
+        raise RuntimeError(INSTALL_HINT) from exc
+    return moderngl
+
+
+def context() -> Any:
+    """This process's headless OpenGL context (created on first use; a forked child makes its own)."""
+    pid = os.getpid()
+    if pid not in _CONTEXT:
+        moderngl = moderngl_module()
+        errors = []
+        for backend in ("egl", "osmesa", None):
+            try:
+                kw = {"backend": backend} if backend else {}
+                ctx = moderngl.create_standalone_context(require=330, **kw)
+                break
+            except Exception as exc:  # noqa: BLE001 - each backend fails in its own way
+                errors.append(f"{backend or 'default'}: {exc}")
+        else:
+            raise RuntimeError(f"no OpenGL context ({'; '.join(errors)}); {INSTALL_HINT}")
+        # GL objects of dropped renderers are released by `collect` at a safe point (never in mid-draw)
+        ctx.gc_mode = "context_gc"
+        _CONTEXT.clear()
+        _CONTEXT[pid] = ctx
+    return _CONTEXT[pid]
+
+
+def collect() -> None:
+    """Release the GL objects of renderers Python has dropped (call between draws, never during one)."""
+    import gc
+
+    gc.collect()
+    context().gc()
+
+
+def renderer_name() -> str:
+    """The OpenGL renderer string (e.g. ``llvmpipe (LLVM 15.0.6, 256 bits)``)."""
+    return str(context().info["GL_RENDERER"])
+
+
+def grain_texture(size: int = 256, seed: int = 0) -> NDArray[np.uint8]:
+    """A tileable greyscale noise texture ``(size, size)``: white noise low-passed (periodic, via FFT) at two
+    scales and stretched to 0–255 — wood, plaster and fabric grain at a distance. Fixed by ``seed``."""
+    rng = np.random.default_rng(seed)
+    f = np.fft.fftfreq(size)
+    r = np.hypot(f[:, None], f[None, :])
+    out = np.zeros((size, size))
+    for cutoff, weight in ((0.03, 0.6), (0.12, 0.4)):
+        spectrum = np.fft.fft2(rng.standard_normal((size, size))) * np.exp(-((r / cutoff) ** 2))
+        layer = np.fft.ifft2(spectrum).real
+        out += weight * (layer - layer.mean()) / layer.std()
+    out = (out - out.min()) / (out.max() - out.min())
+    return np.round(out * 255).astype(np.uint8)
+
+
+def template_meshes(segments: int = 24, rings: int = 12) -> dict[int, NDArray[np.float32]]:
+    """Unit meshes per shape code (box, cylinder, ellipsoid): ``(V, 6)`` rows of position and normal,
+    three rows per triangle, counter-clockwise seen from outside."""
+    from egoworld.sim.primitives import BOX, CYLINDER, ELLIPSOID
+
+    def tri_rows(pos: NDArray, nrm: NDArray, tris: NDArray) -> NDArray[np.float32]:
+        return np.concatenate([pos[tris.ravel()], nrm[tris.ravel()]], axis=1).astype(np.float32)
+
+    # box: 6 faces × 2 triangles, flat normals
+    rows = []
+    for axis in range(3):
+        for sign in (-1.0, 1.0):
+            u, v = (axis + 1) % 3, (axis + 2) % 3
+            quad = []
+            for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+                p = np.zeros(3)
+                p[axis], p[u], p[v] = sign, a, b
+                quad.append(p)
+            q = np.array(quad)
+            n = np.zeros(3)
+            n[axis] = sign
+            order = [0, 1, 2, 0, 2, 3] if sign > 0 else [0, 2, 1, 0, 3, 2]
+            rows.append(np.concatenate([q[order], np.tile(n, (6, 1))], axis=1))
+    box = np.concatenate(rows).astype(np.float32)
+
+    ang = np.linspace(0, 2 * np.pi, segments + 1)[:-1]
+    ring = np.stack([np.cos(ang), np.sin(ang), np.zeros(segments)], -1)
+    side_pos = np.concatenate([ring + (0, 0, -1), ring + (0, 0, 1)])
+    side_n = np.concatenate([ring, ring])
+    k = np.arange(segments)
+    k1 = (k + 1) % segments
+    side_t = np.concatenate(
+        [np.stack([k, k1, k1 + segments], -1), np.stack([k, k1 + segments, k + segments], -1)]
+    )
+    cyl = [tri_rows(side_pos, side_n, side_t)]
+    for z, flip in ((1.0, False), (-1.0, True)):
+        cap = np.concatenate([[[0.0, 0.0, z]], ring + (0, 0, z)])
+        t = np.stack([np.zeros(segments, int), k + 1, k1 + 1], -1)
+        if flip:
+            t = t[:, [0, 2, 1]]
+        cyl.append(tri_rows(cap, np.tile([0.0, 0.0, z], (len(cap), 1)), t))
+    cylinder = np.concatenate(cyl)
+
+    lat = np.linspace(-np.pi / 2, np.pi / 2, rings + 1)
+    lon = np.linspace(0, 2 * np.pi, segments + 1)[:-1]
+    la, lo = np.meshgrid(lat, lon, indexing="ij")
+    sphere = np.stack([np.cos(la) * np.cos(lo), np.cos(la) * np.sin(lo), np.sin(la)], -1).reshape(-1, 3)
+    idx = np.arange((rings + 1) * segments).reshape(rings + 1, segments)
+    a, b = idx[:-1], np.roll(idx[:-1], -1, axis=1)
+    c, d = idx[1:], np.roll(idx[1:], -1, axis=1)
+    st = np.concatenate([np.stack([a, b, d], -1).reshape(-1, 3), np.stack([a, d, c], -1).reshape(-1, 3)])
+    ellipsoid = tri_rows(sphere, sphere, st)
+    return {BOX: box, CYLINDER: cylinder, ELLIPSOID: ellipsoid}
