@@ -122,9 +122,12 @@ def test_cli_with_videos_gives_prefix_clip_and_anchor_marker(data_dir: Path, tmp
     rel = write_release(tmp_path / "rel.jsonl", lines)
     videos = tmp_path / "videos"
     videos.mkdir()
-    res = CliRunner().invoke(
-        app, ["import", "beyond3d-qa", str(rel), "--videos", str(videos), "--out", str(tmp_path / "b")]
-    )
+    args = ["import", "beyond3d-qa", str(rel), "--videos", str(videos), "--out", str(tmp_path / "b")]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2 and "does not exist" in res.output  # a missing video is refused at import
+    for ln in lines:
+        (videos / Path(ln["oos_score"]["video_path"]).name).write_bytes(b"not decoded at import")
+    res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     b = load_benchmark(tmp_path / "b")
     marked = 0

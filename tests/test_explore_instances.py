@@ -62,6 +62,8 @@ def test_official_import_maps_schema_partitions_and_tasks(tmp_path: Path) -> Non
     anno.write_text(json.dumps(official_items()))
     images = tmp_path / "imgs"
     images.mkdir()
+    for item in official_items():
+        (images / item["start_frame"]).write_bytes(b"jpeg bytes (not decoded at import)")
     bench = import_explore_anno(anno, tmp_path / "b", images=images)
     assert [s.task for s in bench.samples] == ["scene", "abnormal", "scene"]
     assert [s.metadata["partition"] for s in bench.samples] == ["short", "medium", "long"]

@@ -25,6 +25,8 @@ EXAMPLES: dict[str, str] = {
     "export inspect": "egoworld export inspect runs/qwen7b --out logs/qwen7b.eval",
     "export hf": "egoworld export hf bench/beyond3d --out hf/beyond3d --license cc-by-4.0",
     "export parquet": "egoworld export parquet runs/qwen7b --out qwen7b.parquet",
+    "bench filter": "egoworld bench filter bench/b3d --review bench/b3d/reviews/ana.sqlite --out bench/b3d-reviewed",
+    "view": "egoworld view demo-out --port 8765",
     "bench check": "egoworld bench check bench/vsi_wild",
     "bench rehash": "egoworld bench rehash bench/vsi_wild",
     "world show": "egoworld world show worlds/kitchens/kitchen_000",

@@ -58,8 +58,6 @@ def test_every_command_help_ends_with_an_example(helps):
         (["world", "import", "hd-epic"], "--videos-dir", "--videos"),
         (["world", "import", "hd-epic"], "--video ", "--video-id"),
         (["world", "import", "epic-kitchens"], "--video ", "--video-id"),
-        (["beyond3d", "synth"], "--duration", "--minutes"),
-        (["beyond3d", "synth"], "--episodes ", "--episodes-per-kitchen"),
         (["build", "vsi-wild"], "--per-task", "--questions-per-task"),
         (["vsi-wild", "demo"], "--per-task", "--questions-per-task"),
     ],
@@ -82,16 +80,14 @@ def test_same_flag_same_meaning_across_commands(helps):
             if m:
                 assert meaning.lower() in m.group(1).lower(), (name, flag, m.group(1))
     assert "--per-task" in helps["run"] and "--per-task" not in helps["build vsi-wild"]
-    assert "--episodes-per-kitchen" in helps["beyond3d synth"]
     for cmd in ("run", "doctor", "explore run"):
         assert "--api-key-env" in helps[cmd], cmd
 
 
-def test_old_spellings_still_work(tmp_path):
-    a = cli("beyond3d", "synth", "--out", tmp_path / "a", "--kitchens", "1", "--episodes", "1", "--duration", "120",
-            "--detector", "none")  # fmt: skip
-    b = cli("beyond3d", "synth", "--out", tmp_path / "b", "--kitchens", "1", "--episodes-per-kitchen", "1",
-            "--minutes", "2", "--detector", "none")  # fmt: skip
+def test_old_spellings_still_work(tmp_path, data_dir):
+    video = "P01-20240203-184045"
+    a = cli("world", "import", "hd-epic", data_dir / "hd-epic", "--out", tmp_path / "a", "--video", video)
+    b = cli("world", "import", "hd-epic", data_dir / "hd-epic", "--out", tmp_path / "b", "--video-id", video)
     assert a.code == 0 and b.code == 0, a.output + b.output
     files_a = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
     files_b = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*") if p.is_file())

@@ -50,7 +50,7 @@ def import_hd_epic_cmd(
     locations, fixtures and boxes; digital-twin fixtures and mesh; Aria camera poses where the folder has
     them. Prints what was sorted, clipped or kept as overlapping and how the masks joined.
 
-    Example: egoworld world import hd-epic hd-epic-annotations --out worlds/hd-epic --video P01-20240203-184045"""
+    Example: egoworld world import hd-epic hd-epic-annotations --out worlds/hd-epic --video-id P01-20240203-184045"""
     from egoworld.common.files import InputFileError
     from egoworld.world.hd_epic.importer import import_hd_epic
 

@@ -367,6 +367,8 @@ def import_beyond3d_qa(
         builder={"importer": "beyond3d-qa", **settings.describe(), "videos_dir": VIDEOS_DIR},
         source={"file": qa_file.name, "sha256": sha256_file(qa_file), "origin": "Ffffangzhu/BEYOND3D"},
         description="Beyond3D, official release records",
+        media_roots=(VIDEOS_DIR,) if videos is not None else (),
+        check_media=True,
     )
 
 
