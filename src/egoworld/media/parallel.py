@@ -25,16 +25,17 @@ from egoworld.media.index import VideoIndex
 
 
 def plan_runs(index: VideoIndex, targets: list[int]) -> list[tuple[list[int], int]]:
-    """The one-decoder plan as runs: (targets of the run, frames it decodes)."""
+    """The one-decoder plan as runs: (targets of the run, frames it decodes: the non-reference frames
+    passed on the way to a target are not decoded)."""
     runs: list[tuple[list[int], int]] = []
     last: int | None = None
     for t in targets:
         key = index.keyframes[index.keyframe_slot(t)]
         if last is None or not plan_continues(last, key):
-            runs.append(([t], t - key + 1))
+            runs.append(([t], t - key + 1 - index.nonref_in(key, t - 1)))
         else:
             members, cost = runs[-1]
-            runs[-1] = ([*members, t], cost + t - last)
+            runs[-1] = ([*members, t], cost + t - last - index.nonref_in(last + 1, t - 1))
         last = t
     return runs
 
@@ -140,3 +141,4 @@ def decode_parallel(
             stats.frames += s.frames
             stats.seeks += s.seeks
             stats.converted += s.converted
+            stats.skip_runs += s.skip_runs
