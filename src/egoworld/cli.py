@@ -216,6 +216,13 @@ def run(
     video_part: Annotated[
         bool, typer.Option(help="Send sampled frames as one MP4 video part (servers that accept video_url).")
     ] = False,
+    image_format: Annotated[
+        str,
+        typer.Option(
+            help="Frame encoding in requests: png (lossless) | jpeg[:Q] | webp[:Q], Q 1-100 (default 90); "
+            "e.g. jpeg:85 makes requests several times smaller. Part of the request key."
+        ),
+    ] = "png",
     permutations: Annotated[
         str,
         typer.Option(
@@ -282,6 +289,7 @@ def run(
             max_pixels=max_pixels,
             overlays=overlays,
             video_part=video_part,
+            image_format=image_format,
             permutations=permutations,
             seed=seed,
             epochs=epochs,
