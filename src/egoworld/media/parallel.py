@@ -84,6 +84,7 @@ def decode_parallel(
     size: tuple[int, int] | None = None,
     workers: int | None = None,
     stats: DecodeStats | None = None,
+    skip_nonref: bool = True,
 ) -> Iterator[tuple[int, np.ndarray]]:
     """Like `decode_frames`, but frames come in completion order (ascending within each block).
 
@@ -95,7 +96,9 @@ def decode_parallel(
     workers = workers or default_workers()
     runs = plan_runs(index, wanted) if wanted else []
     if workers <= 1 or len(runs) <= 1:
-        yield from decode_frames(path, index, wanted, size=size, threads=0, stats=stats)
+        yield from decode_frames(
+            path, index, wanted, size=size, threads=0, stats=stats, skip_nonref=skip_nonref
+        )
         return
     blocks = split_blocks(runs, workers)
     results: queue.Queue = queue.Queue(maxsize=2 * len(blocks))
@@ -106,7 +109,10 @@ def decode_parallel(
         if stop.is_set():  # the consumer is gone (an error, or it stopped reading)
             return
         try:
-            for item in decode_frames(path, index, block, size=size, threads=1, stats=st):
+            frames = decode_frames(
+                path, index, block, size=size, threads=1, stats=st, skip_nonref=skip_nonref
+            )
+            for item in frames:
                 while not stop.is_set():
                     try:
                         results.put(("frame", item), timeout=0.1)
