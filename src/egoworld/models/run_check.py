@@ -143,7 +143,7 @@ def explain(status: int, message: str, shape: RunShape, mb: float, context_lengt
         limit = int(m.group(1))
         return (
             f"{said} — the server takes at most {limit} images per prompt; this run sends {shape.frames}. "
-            f"fix: restart vLLM with --limit-mm-per-prompt '{{\"image\": {shape.frames}}}' (vLLM before 0.8: "
+            f"fix: restart vLLM with --limit-mm-per-prompt '{{\"image\": {shape.frames}}}' (older vLLM: "
             f"--limit-mm-per-prompt image={shape.frames}), or run with --frames {limit}"
         )
     if status == 413 or "too large" in message.lower():
