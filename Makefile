@@ -65,6 +65,7 @@ lint: install-test
 	$(VENV)/bin/ruff format --check src tests bench
 
 bench: install-test
+	-$(PIP) install -q -e '.[bench]' '$(TORCH)'  # decord, torchcodec (bench/frames.py skips one that does not import)
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:

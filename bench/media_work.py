@@ -7,6 +7,9 @@ sends them, data URLs included):
   fisheye mask and timestamp burned in);
 * Shuffle24: VSI-Super-Wild-like 4-option questions, each asked in all 24 option orders (32 uniform frames).
 
+Then the request size for 128 frames (uniform, 448 × 448 budget) in each ``--image-format``: encoded media
+bytes per request as the run records them, and the JSON body as sent (data URLs).
+
 "Per-question decoding" is what a pipeline without a shared cache does: each request decodes and encodes its
 own frames. It is counted by decoding each distinct selection once with the same decoder and multiplying
 by the requests that use it. Then a 1,000-sample run prints the resident memory after every 100 requests. Videos are generated into a temporary folder. Ends with one
@@ -132,6 +135,78 @@ def sender(every: int = 0):
             return Generation(text=request.gold or "A")
 
     return Sender()
+
+
+PAYLOAD_FORMATS = ("png", "jpeg:90", "jpeg:75", "webp:90", "webp:75")
+
+
+def payload_sizes(root: Path, videos: list[str], frames: int = 128) -> list[dict]:
+    """Per format: media bytes per request (recorded by the runner) and the JSON body as sent."""
+    import json as _json
+
+    from egoworld.benchmarks.folder import save_benchmark
+    from egoworld.benchmarks.schema import Media, Sample, TaskInfo, VideoInput
+    from egoworld.models.base import Generation, Model, Request
+    from egoworld.models.openai_compat import encode_message
+    from egoworld.runner.config import RunConfig
+    from egoworld.runner.run import run_benchmark
+
+    samples = [
+        Sample(
+            id=f"p{v}",
+            benchmark="payload",
+            task="MC",
+            question="Which way?",
+            answer_type="choice",
+            choices=("a", "b", "c", "d"),
+            answer=0,
+            media=Media(video=VideoInput(path=name)),
+        )
+        for v, name in enumerate(videos)
+    ]
+    tasks = {"MC": TaskInfo(answer_type="choice", metric="accuracy")}
+    bench = save_benchmark(root / "payload", name="payload", tasks=tasks, samples=samples)
+
+    class BodySizer(Model):
+        backend = "bench"
+
+        def __init__(self) -> None:
+            self.bodies: list[int] = []
+
+        def identity(self):
+            return {"backend": "bench", "model": "body-sizer"}
+
+        async def generate(self, request: Request) -> Generation:
+            body = {
+                "model": "m",
+                "messages": [encode_message(m) for m in request.messages],
+                "max_tokens": 256,
+            }
+            self.bodies.append(len(_json.dumps(body)))
+            return Generation(text=request.gold or "A")
+
+    rows = []
+    for fmt in PAYLOAD_FORMATS:
+        model = BodySizer()
+        cfg = RunConfig(
+            bench=bench.root,
+            model="bench",
+            out=root / f"payload-{fmt.replace(':', '-')}",
+            setting="frames",
+            frames=frames,
+            image_format=fmt,
+            progress=False,
+        )
+        summary = run_benchmark(cfg, model=model)
+        assert summary.ok == summary.planned, summary.line()
+        rows.append(
+            {
+                "format": fmt,
+                "media_mb": summary.media_bytes / summary.called / 1e6,
+                "body_mb": sum(model.bodies) / len(model.bodies) / 1e6,
+            }
+        )
+    return rows
 
 
 def per_question_work(bench, settings, plan_count: int) -> tuple[int, int]:
@@ -307,6 +382,17 @@ def main() -> None:
                 f"{r['decoded_ratio']:>7.4f} {r['ours_encoded_per_q']:>15.2f} {r['base_encoded_per_q']:>15.2f} "
                 f"{r['encoded_ratio']:>7.4f}"
             )
+        print(
+            f"\nrequest size, 128 frames at a 448x448 budget ({SIZE[0]}x{SIZE[1]} source, mean of 2 videos):"
+        )
+        os.environ["EGOWORLD_CACHE"] = str(root / "cache-payload")
+        payload = payload_sizes(root, videos[:2])
+        png_mb = payload[0]["media_mb"]
+        for p in payload:
+            print(
+                f"  {p['format']:<8} media {p['media_mb']:7.2f} MB  body {p['body_mb']:7.2f} MB  "
+                f"({png_mb / p['media_mb']:.1f}x smaller than png)"
+            )
         print("\nmemory over 1,000 samples (16 frames each, one run; images sent as data URLs):")
         os.environ["EGOWORLD_CACHE"] = str(root / "cache-mem")
         mem = memory_run(root, videos)
@@ -328,6 +414,10 @@ def main() -> None:
             figures[f"{c}_encoded_per_q"] = round(r["ours_encoded_per_q"], 3)
             figures[f"{c}_decoded_ratio"] = round(r["decoded_ratio"], 4)
             figures[f"{c}_encoded_ratio"] = round(r["encoded_ratio"], 4)
+        for p in payload:
+            name = p["format"].replace(":", "_q")
+            figures[f"payload128_{name}_media_mb"] = round(p["media_mb"], 2)
+            figures[f"payload128_{name}_body_mb"] = round(p["body_mb"], 2)
         figures["mem_rss_mb_at_200"] = round(mem[1][1], 1)
         figures["mem_rss_mb_at_1000"] = round(mem[-1][1], 1)
         figures["mem_rss_growth_mb"] = round(growth, 1)

@@ -4,13 +4,21 @@ Replies are a deterministic function of the prompt text (a letter for option que
 for counting questions), so two runs against it give identical scores. Faults are chosen per prompt by a
 callable returning one of: None, "429", "429-once", "500", "500-once", "slow", "slow-once", "empty",
 "empty-once", "truncated", "truncated-once".
+
+Server limits, answered the way real servers answer them: ``image_limit`` (vLLM ``--limit-mm-per-prompt``: a
+400 "At most N image(s) may be provided in one prompt."), ``context_length`` (vLLM ``--max-model-len``: a 400
+when the prompt's tokens, counting one token per 28×28 image patch as Qwen2-VL does, exceed it) and
+``max_body_bytes`` (a proxy's body limit: 413 Request Entity Too Large).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
+import io
 import json
+import math
 import threading
 import time
 from collections import Counter
@@ -39,6 +47,37 @@ def has_image(body: dict[str, Any]) -> bool:
     )
 
 
+def image_urls(body: dict[str, Any]) -> list[str]:
+    return [
+        p["image_url"]["url"]
+        for m in body.get("messages", [])
+        if isinstance(m.get("content"), list)
+        for p in m["content"]
+        if p.get("type") == "image_url"
+    ]
+
+
+def prompt_tokens(body: dict[str, Any]) -> int:
+    """Text tokens (4 characters each) plus image tokens (one per 28×28 patch, as Qwen2-VL counts them)."""
+    from PIL import Image
+
+    tokens = len(prompt_text(body)) // 4 + 8
+    for url in image_urls(body):
+        data = base64.b64decode(url.split(",", 1)[1]) if url.startswith("data:") else b""
+        if data:
+            with Image.open(io.BytesIO(data)) as img:
+                w, h = img.size
+            tokens += math.ceil(w / 28) * math.ceil(h / 28) + 2
+    return tokens
+
+
+def vllm_error(message: str, param: str | None = None) -> bytes:
+    """A 400 body as vLLM's OpenAI server writes it."""
+    return json.dumps(
+        {"error": {"message": message, "type": "BadRequestError", "param": param, "code": 400}}
+    ).encode()
+
+
 def deterministic_reply(prompt: str) -> str:
     h = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
     if "single integer" in prompt:
@@ -62,6 +101,8 @@ class FakeOpenAIServer:
         refuse_images: bool = False,
         context_length: int | None = None,
         reply: Callable[[str], str] | None = None,
+        image_limit: int | None = None,
+        max_body_bytes: int | None = None,
     ):
         self.fault = fault or (lambda prompt: None)
         #: the reply text for a prompt (default `deterministic_reply`; judge tests pass their own)
@@ -71,6 +112,8 @@ class FakeOpenAIServer:
         self.model = model
         self.refuse_images = refuse_images
         self.context_length = context_length
+        self.image_limit = image_limit
+        self.max_body_bytes = max_body_bytes
         self.attempts: Counter[str] = Counter()
         self.outcomes: Counter[str] = Counter()
         self.bodies: list[dict[str, Any]] = []
@@ -128,11 +171,35 @@ class FakeOpenAIServer:
 
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length", 0))
-                body = json.loads(self.rfile.read(length) or b"{}")
+                raw = self.rfile.read(length)
+                if server.max_body_bytes is not None and length > server.max_body_bytes:
+                    self._send(
+                        413, b"<html><body><h1>413 Request Entity Too Large</h1></body></html>", "text/html"
+                    )
+                    return
+                body = json.loads(raw or b"{}")
                 prompt = prompt_text(body)
                 if server.refuse_images and has_image(body):
                     self._send(400, b'{"error": "this model does not accept images"}')
                     return
+                images = len(image_urls(body))
+                if server.image_limit is not None and images > server.image_limit:
+                    message = (
+                        f"At most {server.image_limit} image(s) may be provided in one prompt. "
+                        "Set `--limit-mm-per-prompt` to increase this limit."
+                    )
+                    self._send(400, vllm_error(message, "image"))
+                    return
+                if server.context_length and images:
+                    tokens = prompt_tokens(body)
+                    if tokens > server.context_length:
+                        message = (
+                            f"The decoder prompt (length {tokens}) is longer than the maximum model length of "
+                            f"{server.context_length}. Make sure that `max_model_len` is no smaller than the "
+                            "number of text tokens plus multimodal tokens."
+                        )
+                        self._send(400, vllm_error(message))
+                        return
                 key = hashlib.sha256(prompt.encode()).hexdigest()
                 with server.lock:
                     server.attempts[key] += 1

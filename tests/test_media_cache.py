@@ -21,7 +21,7 @@ def test_put_lookup_get_round_trip(tmp_path):
     data = _blob(1)
     sha = cache.put("k1", data, "image/png")
     assert sha == hashlib.sha256(data).hexdigest()
-    assert cache.lookup(["k1", "nope"]) == {"k1": (sha, "image/png")}
+    assert cache.lookup(["k1", "nope"]) == {"k1": (sha, "image/png", len(data))}
     assert cache.get("k1") == data and cache.get("nope") is None
     cache.put("k1", data, "image/png")  # same key again: nothing added
     assert cache.usage()["entries"] == 1 and cache.usage()["bytes"] == len(data)

@@ -1,5 +1,6 @@
 """The PyAV decoder on generated H.264 videos with a burned-in frame counter: exact frames for every
-policy (GOP 2 s and 10 s, B-frames, variable frame rate), least decoding, and clear errors."""
+policy (GOP 2 s and 10 s, B-frames, variable frame rate), least decoding (non-reference frames that are not
+targets are discarded, non-reference targets still decoded), and clear errors."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import os
 import random
 from pathlib import Path
 
+import av
+import numpy as np
 import pytest
 
 from egoworld.media.decoder import SEEK_COST, DecodeStats, decode_frames
@@ -37,17 +40,27 @@ def videos(tmp_path_factory) -> dict[str, tuple[Path, list[float]]]:
     return out
 
 
-def planned_frames(index, targets) -> int:
-    """Frames the least-work rule decodes: per target, continue unless seeking saves more than SEEK_COST."""
+def planned_frames(index, targets, skip: bool = True) -> int:
+    """Frames the least-work rule decodes: per target, continue unless seeking saves more than SEEK_COST;
+    with ``skip``, the non-reference frames passed on the way are not decoded (the targets always are)."""
     total, last = 0, None
     for t in sorted(set(targets)):
         key = index.keyframes[index.keyframe_slot(t)]
-        if last is None or last < key - 1 - SEEK_COST:
-            total += t - key + 1
-        else:
-            total += t - last
+        first = key if last is None or last < key - 1 - SEEK_COST else last + 1
+        total += t - first + 1
+        if skip:
+            total -= index.nonref_in(first, t - 1)
         last = t
     return total
+
+
+def ffmpeg_nonref(path, index) -> list[int]:
+    """Frames FFmpeg's H.264 decoder discards with skip_frame=NONREF over a full decode."""
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        stream.codec_context.skip_frame = "NONREF"
+        kept = {index.position(f.pts) for f in container.decode(stream)}
+    return sorted(set(range(index.count)) - kept)
 
 
 def _decode(path, index, targets, size=(64, 48)):
@@ -98,12 +111,15 @@ def test_random_targets_are_exact(videos, name):
 def test_dense_targets_decode_in_one_pass_and_sparse_ones_seek(videos):
     path, _ = videos["gop2s"]
     index = probe(path)
-    _, dense = _decode(path, index, range(0, index.count, 3))
-    assert dense.seeks == 1 and dense.frames == index.count - 2  # continues: never seeks again
+    targets = range(0, index.count, 3)
+    _, dense = _decode(path, index, targets)
+    passed = sum(1 for i in index.nonref if i < index.count - 3 and i % 3)  # non-targets discarded
+    assert dense.seeks == 1 and dense.frames == index.count - 2 - passed  # continues: never seeks again
     sparse_targets = [59, 179, 299, 419]  # the last frame of GOPs 0, 2, 4, 6
     got, sparse = _decode(path, index, sparse_targets)
     assert [read_counter(img) for _, img in got] == sparse_targets
-    assert sparse.seeks == 4 and sparse.frames == 4 * 60  # one GOP each, the GOPs between skipped
+    assert sparse.seeks == 4  # one GOP each, the GOPs between skipped
+    assert sparse.frames == 4 * 60 - sum(index.nonref_in(t - 59, t - 1) for t in sparse_targets)
 
 
 def test_gop10s_first_frames_of_a_gop_decode_only_up_to_them(videos):
@@ -177,3 +193,56 @@ def test_parallel_decoding_reports_the_first_error(tmp_path):
     index = probe(bad)
     with pytest.raises(MediaError, match=r"bad\.mp4, frame \d+"):
         list(decode_parallel(bad, index, range(5, index.count, 20), workers=2))
+
+
+@pytest.mark.parametrize("name", list(VIDEOS))
+def test_nonreference_table_is_what_the_decoder_discards(videos, name):
+    path, _ = videos[name]
+    index = probe(path)
+    assert list(index.nonref) == ffmpeg_nonref(path, index)
+    if VIDEOS[name][1]["bframes"]:
+        assert len(index.nonref) > index.count // 5  # x264's non-reference B-frames
+    else:
+        assert index.nonref == ()
+
+
+def test_nonreference_table_from_start_codes(tmp_path):
+    """MPEG-TS carries Annex B NAL units (start codes) instead of length prefixes."""
+    path = tmp_path / "annexb.ts"
+    write_counter_video(path, frames=90, size=(64, 48), gop=30, bframes=3)
+    index = probe(path)
+    assert index.nonref and list(index.nonref) == ffmpeg_nonref(path, index)
+
+
+@pytest.mark.parametrize("name", ["gop2s", "gop10s", "vfr"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_nonreference_targets_are_exact_and_skipping_changes_no_pixel(videos, name, threads):
+    path, _ = videos[name]
+    index = probe(path)
+    rng = random.Random(f"nonref-{name}")
+    refs = [i for i in range(index.count) if i not in set(index.nonref)]
+    targets = sorted(rng.sample(index.nonref, 8) + rng.sample(refs, 4))
+    runs = {}
+    for skip in (True, False):
+        stats = DecodeStats()
+        got = list(
+            decode_frames(path, index, targets, size=(64, 48), threads=threads, stats=stats, skip_nonref=skip)
+        )
+        assert [i for i, _ in got] == targets
+        assert [read_counter(img) for _, img in got] == targets
+        assert stats.frames == planned_frames(index, targets, skip=skip)
+        runs[skip] = (got, stats)
+    (skipped, with_skip), (full, without) = runs[True], runs[False]
+    assert with_skip.skip_runs > 0 and without.skip_runs == 0
+    assert with_skip.frames < without.frames  # the skip path decoded less …
+    assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(skipped, full, strict=True))  # … same pixels
+
+
+def test_a_long_gop_decodes_only_reference_frames_between_targets(videos):
+    path, _ = videos["gop10s"]
+    index = probe(path)
+    targets = [120, 290]  # one GOP, far apart: continue through it, discarding non-reference frames
+    got, stats = _decode(path, index, targets)
+    assert [read_counter(img) for _, img in got] == targets
+    assert stats.seeks == 1
+    assert stats.frames == 291 - index.nonref_in(0, 289) == index.theoretical_minimum(targets)

@@ -263,3 +263,69 @@ def test_media_cli_probes_a_video_and_shows_a_policy(bench_root):
     assert "300 frames" in result.output and "indices: 0 99 199 299" in result.output
     bad = CliRunner().invoke(app, ["media", "probe", str(bench_root / "videos/c.mp4")])
     assert bad.exit_code == 2 and "truncated" in bad.output
+
+
+def test_image_format_enters_the_key_and_shrinks_the_payload(bench_root, tmp_path):
+    from egoworld.common.files import read_json
+
+    runs = {}
+    for fmt in ("png", "jpeg:80", "webp"):
+        model = Recorder()
+        out = tmp_path / fmt.replace(":", "-")
+        summary = _run(bench_root, out, model, setting="frames", frames=8, tasks=["MC"], image_format=fmt)
+        assert summary.ok == 5
+        sent = {sid: sum(len(data) for _, data in parts) for sid, parts in model.seen.items()}
+        reqs = _requests(out)
+        assert {sid: reqs[sid]["media_bytes"] for sid in sent} == sent  # recorded per request, as sent
+        manifest = read_json(out / "run.json")
+        assert manifest["media_bytes_per_request"]["max"] == max(sent.values())
+        assert "MB per request" in summary.line()
+        runs[fmt] = (model, reqs, summary)
+    (png, png_reqs, png_sum), (jpeg, jpeg_reqs, jpeg_sum), (webp, _, webp_sum) = runs.values()
+    keys = {
+        name: {r["messages"][0]["content"][0]["sha256"] for r in reqs.values()}
+        for name, (_, reqs, _) in runs.items()
+    }
+    assert not keys["png"] & keys["jpeg:80"] and not keys["jpeg:80"] & keys["webp"]
+    assert read_json(tmp_path / "jpeg-80/run.json")["inputs"]["image_format"] == "jpeg:80"
+    assert "image_format" not in read_json(tmp_path / "png/run.json")["inputs"]  # png keys unchanged
+    assert read_json(tmp_path / "webp/run.json")["inputs"]["image_format"] == "webp:90"  # canonical
+    for model, mime in ((png, "image/png"), (jpeg, "image/jpeg"), (webp, "image/webp")):
+        frames = [(p, d) for p, d in model.seen["a-0"] if "frame" in p.source]
+        assert all(p.mime == mime for p, _ in frames)
+        assert all(read_counter(png_pixels(d)) == p.source["frame"] for p, d in frames)  # still those frames
+    assert len({png_sum.media_bytes, jpeg_sum.media_bytes, webp_sum.media_bytes}) == 3
+    scene = [d for p, d in jpeg.seen["a-2"] if p.label == "Initial scene"][0]
+    assert scene[:3] == b"\xff\xd8\xff"  # a PNG image file is re-encoded for a lossy format
+
+
+def test_lossy_formats_make_camera_like_frames_much_smaller():
+    from egoworld.media.encode import encode_image
+    from egoworld.media.formats import parse_image_format
+    from egoworld.media.testvideo import _texture, counter_luma
+
+    w, h = 448, 252
+    grain = np.random.default_rng(1).integers(-5, 6, size=(1, h, w), dtype=np.int16)
+    luma = counter_luma(7, w, h, _texture(w, h, 0, True), grain)
+    rgb = np.stack([luma, luma, luma], axis=-1)
+    sizes = {f: len(encode_image(rgb, parse_image_format(f))) for f in ("png", "jpeg:85", "webp:85")}
+    assert sizes["jpeg:85"] < sizes["png"] / 2 and sizes["webp:85"] < sizes["png"] / 2
+    again = encode_image(rgb, parse_image_format("jpeg:85"))
+    assert again == encode_image(rgb.copy(), parse_image_format("jpeg:85"))  # deterministic bytes
+    assert read_counter(png_pixels(again)) == 7
+
+
+def test_a_bad_image_format_is_refused_before_the_run(bench_root, tmp_path):
+    from typer.testing import CliRunner
+
+    from egoworld.cli import app
+    from egoworld.media.formats import parse_image_format
+
+    assert parse_image_format("JPG").spec() == "jpeg:90" and parse_image_format("webp:75").spec() == "webp:75"
+    for bad in ("gif", "jpeg:0", "jpeg:101", "jpeg:high", "png:5"):
+        with pytest.raises(ValueError, match="--image-format"):
+            parse_image_format(bad)
+    args = ["run", "--bench", str(bench_root), "--model", "oracle", "--out", str(tmp_path / "x")]
+    result = CliRunner().invoke(app, [*args, "--setting", "frames", "--image-format", "gif", "--no-progress"])
+    assert result.exit_code != 0 and "jpeg[:Q]" in result.output
+    assert not (tmp_path / "x").exists()

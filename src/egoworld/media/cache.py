@@ -110,9 +110,9 @@ class FrameCache:
                 self._conn = None
 
     # -- blobs --------------------------------------------------------------------------------------------
-    def lookup(self, keys: list[str]) -> dict[str, tuple[str, str]]:
-        """``{key: (sha256, mime)}`` for the keys present; marks them used."""
-        found: dict[str, tuple[str, str]] = {}
+    def lookup(self, keys: list[str]) -> dict[str, tuple[str, str, int]]:
+        """``{key: (sha256, mime, size in bytes)}`` for the keys present; marks them used."""
+        found: dict[str, tuple[str, str, int]] = {}
         if not keys:
             return found
         now = time.time()
@@ -120,8 +120,10 @@ class FrameCache:
             for start in range(0, len(keys), 500):
                 chunk = keys[start : start + 500]
                 marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(f"SELECT key, sha256, mime FROM blobs WHERE key IN ({marks})", chunk)
-                found.update({k: (s, m) for k, s, m in rows})
+                rows = self._db.execute(
+                    f"SELECT key, sha256, mime, size FROM blobs WHERE key IN ({marks})", chunk
+                )
+                found.update({k: (s, m, n) for k, s, m, n in rows})
             hit = list(found)
             if hit:
 

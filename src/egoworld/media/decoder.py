@@ -7,6 +7,13 @@ into one short run per target, and a full decode happens only when it is the che
 Frames are identified by their presentation timestamp, so B-frames and variable frame rates give the exact
 frame. Only target frames are converted, straight to RGB at the output size (swscale resizes while it
 converts: a 1080p frame is never held as RGB). Decoding is threaded (frame + slice threads).
+
+Frames that no other frame references (the non-reference B-frames of typical x264 output) are discarded by
+the decoder while the next target is still ahead: the decoder's ``skip_frame`` is set to ``NONREF`` for
+each run of packets that are not targets and back to ``DEFAULT`` for a target's packet, so a target that
+is itself a non-reference frame is still decoded, and every reference frame is decoded as before (the
+pixels are identical). Only H.264 is decoded this way (``index.SKIP_CODECS``: there ``nal_ref_idc == 0`` means
+no other picture refers to it); other codecs decode every frame.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from egoworld.media.errors import MediaError
-from egoworld.media.index import VideoIndex
+from egoworld.media.index import SKIP_CODECS, VideoIndex
 
 #: frames a seek is worth: a flush empties the frame-thread and B-frame reorder pipeline
 SEEK_COST = 8
@@ -38,6 +45,7 @@ class DecodeStats:
     frames: int = 0
     seeks: int = 0
     converted: int = 0
+    skip_runs: int = 0  # runs of packets fed with non-reference frames discarded
 
 
 def interpolation() -> Any:
@@ -58,10 +66,12 @@ def decode_frames(
     size: tuple[int, int] | None = None,
     threads: int = 0,
     stats: DecodeStats | None = None,
+    skip_nonref: bool = True,
 ) -> Iterator[tuple[int, np.ndarray]]:
     """Yield ``(frame index, RGB array of shape (h, w, 3))`` for each distinct target, ascending.
 
-    ``size`` is the output (width, height) (default: the video's); ``threads`` 0 lets FFmpeg choose.
+    ``size`` is the output (width, height) (default: the video's); ``threads`` 0 lets FFmpeg choose;
+    ``skip_nonref`` discards non-reference frames that are not targets (same output, less decoding).
     A frame that cannot be produced raises `MediaError` naming the file and the frame.
     """
     import av
@@ -85,6 +95,19 @@ def decode_frames(
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
         stream.codec_context.thread_count = threads
+        ctx = stream.codec_context
+        skipping_nonref = skip_nonref and index.codec in SKIP_CODECS
+        ahead = set(wanted)  # targets not yielded yet: their packets are always decoded in full
+        mode = ["DEFAULT"]
+
+        def set_mode(packet: Any) -> None:
+            """NONREF for a packet that is not a target still ahead, DEFAULT for one that is."""
+            pos = index.position(packet.pts) if packet.pts is not None else None
+            want = "NONREF" if pos is not None and pos not in ahead else "DEFAULT"
+            if want != mode[0]:
+                ctx.skip_frame = want
+                mode[0] = want
+                stats.skip_runs += want == "NONREF"
 
         def run_from(slot: int) -> Iterator[Any]:
             # Demuxers may land a keyframe early (MP4 with varying B-frame delay does): packets before the
@@ -100,6 +123,8 @@ def decode_frames(
                     skipping = False
                 if packet.size:
                     stats.packets += 1
+                    if skipping_nonref:
+                        set_mode(packet)
                 yield from packet.decode()
 
         frames: Iterator[Any] | None = None
@@ -146,6 +171,7 @@ def decode_frames(
                 if frame.is_corrupt:
                     raise MediaError(path, "the decoder marked this frame as corrupt", frame=t)
                 last = pos
+                ahead.discard(t)
                 image = frame.to_ndarray(width=width, height=height, format="rgb24", interpolation=interp)
                 stats.converted += 1
                 yield t, image

@@ -1,4 +1,5 @@
-"""Image encoding: lossless PNG for decoded frames; image files pass through byte-exact when they can."""
+"""Image encoding: decoded frames as PNG (lossless, the default), JPEG or WebP (`egoworld.media.formats`);
+image files pass through byte-exact when they can."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from egoworld.media.errors import MediaError
+from egoworld.media.formats import ImageFormat, parse_image_format
 from egoworld.media.overlays import output_size
 
 PNG = "image/png"
@@ -23,6 +25,22 @@ def png_bytes(rgb: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
+def encode_image(rgb: np.ndarray, fmt: ImageFormat) -> bytes:
+    """An RGB array in ``fmt``: PNG (lossless), JPEG (4:2:0, baseline) or WebP (lossy) at its quality.
+    The same pixels and libraries give the same bytes."""
+    if fmt.lossless:
+        return png_bytes(rgb)
+    from PIL import Image
+
+    buf = io.BytesIO()
+    img = Image.fromarray(np.ascontiguousarray(rgb, dtype=np.uint8))
+    if fmt.name == "jpeg":
+        img.save(buf, format="JPEG", quality=fmt.quality, subsampling="4:2:0")
+    else:
+        img.save(buf, format="WEBP", quality=fmt.quality, method=4)
+    return buf.getvalue()
+
+
 def png_pixels(data: bytes) -> np.ndarray:
     """Decode PNG (or any Pillow-readable) bytes to an RGB array."""
     from PIL import Image
@@ -31,24 +49,27 @@ def png_pixels(data: bytes) -> np.ndarray:
         return np.asarray(img.convert("RGB"))
 
 
-def image_file(path: str | Path, max_pixels: int) -> tuple[bytes, str]:
-    """An image file as (bytes, mime): the file itself when it is PNG/JPEG/WebP within the pixel budget
-    (byte-exact), otherwise resized with area averaging and encoded as PNG."""
+def image_file(path: str | Path, max_pixels: int, fmt: ImageFormat | None = None) -> tuple[bytes, str]:
+    """An image file as (bytes, mime): the file itself when it is within the pixel budget and already
+    compact for ``fmt`` (PNG/JPEG/WebP files for png; JPEG/WebP files for the lossy formats), otherwise
+    resized with area averaging and encoded in ``fmt`` (default png)."""
     from PIL import Image, UnidentifiedImageError
 
+    fmt = fmt or parse_image_format(None)
+    passes = _PASS_THROUGH if fmt.lossless else {k: v for k, v in _PASS_THROUGH.items() if k != "PNG"}
     path = Path(path)
     try:
         data = path.read_bytes()
         with Image.open(io.BytesIO(data)) as img:
-            fmt = img.format or ""
+            kind = img.format or ""
             w, h = img.size
             target = output_size(w, h, max_pixels)
-            if target == (w, h) and fmt in _PASS_THROUGH:
-                return data, _PASS_THROUGH[fmt]
+            if target == (w, h) and kind in passes:
+                return data, passes[kind]
             rgb = img.convert("RGB")
             if target != (w, h):
                 rgb = rgb.resize(target, Image.Resampling.BOX)
-            return png_bytes(np.asarray(rgb)), PNG
+            return encode_image(np.asarray(rgb), fmt), fmt.mime
     except (OSError, UnidentifiedImageError) as exc:
         raise MediaError(
             path, f"cannot read the image ({exc})", fix="replace it with a PNG or JPEG file"

@@ -19,8 +19,9 @@ from typing import Any
 from egoworld.common.hashing import sha256_json
 from egoworld.media.cache import FrameCache
 from egoworld.media.decoder import DecodeStats
-from egoworld.media.encode import PNG, image_file, png_bytes, png_pixels
+from egoworld.media.encode import encode_image, image_file, png_pixels
 from egoworld.media.errors import MediaError
+from egoworld.media.formats import parse_image_format
 from egoworld.media.index import INDEX_VERSION, VideoIndex, probe
 from egoworld.media.overlays import output_size
 from egoworld.media.parallel import decode_parallel
@@ -41,11 +42,13 @@ class Video:
 
 @dataclass(frozen=True)
 class Encoded:
-    """An encoded image (or clip) in the cache: ``key`` finds it, ``sha256`` identifies its bytes."""
+    """An encoded image (or clip) in the cache: ``key`` finds it, ``sha256`` identifies its bytes, ``size``
+    is their length."""
 
     key: str
     sha256: str
     mime: str
+    size: int = 0
 
 
 class _Memo:
@@ -146,8 +149,8 @@ class MediaEngine:
                 rest.append(k)
         if rest:
             found = self.cache.lookup(rest)
-            for k, (sha, mime) in found.items():
-                enc = Encoded(k, sha, mime)
+            for k, (sha, mime, size) in found.items():
+                enc = Encoded(k, sha, mime, size)
                 self._encoded.put(k, enc)
                 out[k] = enc
             STATS.add(cache_hits=len(found))
@@ -176,8 +179,9 @@ class MediaEngine:
                             raise MediaError(
                                 video.path, str(exc), frame=i, fix="change --max-pixels or --overlays"
                             ) from exc
-                        data = png_bytes(image)
-                        enc = Encoded(key, self.cache.put(key, data, PNG), PNG)
+                        fmt = parse_image_format(prep.image_format)
+                        data = encode_image(image, fmt)
+                        enc = Encoded(key, self.cache.put(key, data, fmt.mime), fmt.mime, len(data))
                         self._encoded.put(key, enc)
                         out[key] = enc
                         STATS.add(images_encoded=1)
@@ -191,19 +195,27 @@ class MediaEngine:
                 )
 
     # -- images and clips ---------------------------------------------------------------------------------
-    def image(self, path: str | Path, max_pixels: int) -> Encoded:
-        """An image file within the pixel budget (byte-exact when it already fits)."""
+    def image(self, path: str | Path, max_pixels: int, image_format: str = "png") -> Encoded:
+        """An image file within the pixel budget (byte-exact when it already fits and is compact for the
+        format), in ``image_format`` otherwise."""
         path = Path(path)
         if not path.is_file():
             raise MediaError(
                 path, "the image file is missing", fix="put the file there or fix the sample's path"
             )
-        key = sha256_json({"kind": "image", "file": self.cache.file_sha256(path), "max_pixels": max_pixels})
+        spec: dict[str, Any] = {
+            "kind": "image",
+            "file": self.cache.file_sha256(path),
+            "max_pixels": max_pixels,
+        }
+        if image_format != "png":
+            spec["format"] = image_format
+        key = sha256_json(spec)
         out: dict[str, Encoded] = {}
         if not self._known([key], out):
             return out[key]
-        data, mime = image_file(path, max_pixels)
-        enc = Encoded(key, self.cache.put(key, data, mime), mime)
+        data, mime = image_file(path, max_pixels, parse_image_format(image_format))
+        enc = Encoded(key, self.cache.put(key, data, mime), mime, len(data))
         STATS.add(cache_misses=1, images_encoded=1)
         self._encoded.put(key, enc)
         return enc
@@ -221,7 +233,7 @@ class MediaEngine:
             if not self._known([key], out):
                 return out[key]
             data = encode_clip([png_pixels(self.load(f)) for f in frames], fps)
-            enc = Encoded(key, self.cache.put(key, data, "video/mp4"), "video/mp4")
+            enc = Encoded(key, self.cache.put(key, data, "video/mp4"), "video/mp4", len(data))
             STATS.add(cache_misses=1, images_encoded=1)
             self._encoded.put(key, enc)
             return enc

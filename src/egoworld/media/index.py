@@ -4,7 +4,8 @@ Frame ``i`` is the i-th frame in presentation order (sorted presentation timesta
 lmms-eval and the benchmarks' ``frame_indices`` use. Its time is ``(pts_i - pts_0) * time_base`` seconds, so
 frame 0 is at 0.0 s, also for variable-frame-rate videos. Keyframes are kept with the timestamp to seek to
 (its presentation timestamp: FFmpeg's MP4 and Matroska demuxers seek by presentation time; the decoder
-checks where a seek landed and steps back a keyframe if it landed late).
+checks where a seek landed and steps back a keyframe if it landed late). For H.264 the table also lists the
+non-reference frames (from the NAL headers, `egoworld.media.nal`), which the decoder may discard.
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from egoworld.media.errors import MediaError
+from egoworld.media.nal import is_nonref, length_size
 
-INDEX_VERSION = "1"
+INDEX_VERSION = "2"
+#: codecs whose non-reference frames are listed (and skipped by the decoder)
+SKIP_CODECS = ("h264",)
 _REMUX = "remux it into MP4 or MKV (`ffmpeg -i IN -c copy OUT.mp4`), or re-encode it"
 
 
@@ -36,6 +40,7 @@ class VideoIndex:
     width: int
     height: int
     codec: str
+    nonref: tuple[int, ...] = ()  # presentation positions of non-reference frames, ascending
     _times: tuple[float, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -96,16 +101,25 @@ class VideoIndex:
         """Index into ``keyframes`` of the last keyframe at or before frame ``i``."""
         return max(0, bisect.bisect_right(self.keyframes, i) - 1)
 
+    def nonref_in(self, first: int, last: int) -> int:
+        """Non-reference frames among frames ``first`` … ``last``."""
+        if last < first:
+            return 0
+        return bisect.bisect_right(self.nonref, last) - bisect.bisect_left(self.nonref, first)
+
     def theoretical_minimum(self, targets: list[int]) -> int:
-        """Frames any decoder must decode for ``targets``: the union of [preceding keyframe, target]."""
+        """Frames any decoder must decode for ``targets``: in the union of [preceding keyframe, target],
+        the reference frames and the targets themselves."""
+        wanted = sorted(set(targets))
         covered = 0
         end = -1
-        for t in sorted(set(targets)):
+        for t in wanted:
             start = max(self.keyframes[self.keyframe_slot(t)], end + 1)
             if t >= start:
-                covered += t - start + 1
+                covered += t - start + 1 - self.nonref_in(start, t)
             end = max(end, t)
-        return covered
+        skipped_targets = sum(1 for t in wanted if self.nonref_in(t, t))
+        return covered + skipped_targets
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -117,6 +131,7 @@ class VideoIndex:
             "width": self.width,
             "height": self.height,
             "codec": self.codec,
+            "nonref": list(self.nonref),
         }
 
     @classmethod
@@ -129,6 +144,7 @@ class VideoIndex:
             width=int(d["width"]),
             height=int(d["height"]),
             codec=str(d["codec"]),
+            nonref=tuple(d.get("nonref", ())),
         )
 
 
@@ -145,14 +161,19 @@ def probe(path: str | Path) -> VideoIndex:
         if not container.streams.video:
             raise MediaError(path, "has no video stream", fix="point the sample at a video file")
         stream = container.streams.video[0]
-        rows: list[tuple[int, bool]] = []
+        ctx = stream.codec_context
+        parse_nal = ctx.name in SKIP_CODECS
+        prefix = length_size(bytes(ctx.extradata or b"")) if parse_nal else None
+        rows: list[tuple[int, bool, bool]] = []  # (pts, keyframe, non-reference)
         try:
             for packet in container.demux(stream):
                 if packet.size == 0 or packet.is_discard:
                     continue
                 if packet.pts is None:
                     raise MediaError(path, "has frames without presentation timestamps", fix=_REMUX)
-                rows.append((packet.pts, bool(packet.is_keyframe)))
+                key = bool(packet.is_keyframe)
+                nonref = parse_nal and not key and is_nonref(memoryview(packet), prefix)
+                rows.append((packet.pts, key, nonref))
         except av.error.FFmpegError as exc:
             raise MediaError(
                 path, f"the file is damaged after frame {len(rows)} ({exc})", frame=len(rows)
@@ -174,7 +195,6 @@ def probe(path: str | Path) -> VideoIndex:
         if not keys or keys[0] != 0:
             # an open-GOP start: frames before the first keyframe decode from it onwards
             keys = [0, *keys]
-        ctx = stream.codec_context
         return VideoIndex(
             pts=tuple(pts),
             keyframes=tuple(keys),
@@ -183,6 +203,7 @@ def probe(path: str | Path) -> VideoIndex:
             width=int(ctx.width),
             height=int(ctx.height),
             codec=str(ctx.name),
+            nonref=tuple(i for i, r in enumerate(rows) if r[2]),
         )
     finally:
         container.close()

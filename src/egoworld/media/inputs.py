@@ -24,6 +24,7 @@ from egoworld.benchmarks.schema import FrameInput, Sample
 from egoworld.media.cache import FrameCache
 from egoworld.media.engine import Encoded, MediaEngine, Video, _Memo
 from egoworld.media.errors import MediaError
+from egoworld.media.formats import canonical_image_format
 from egoworld.media.index import TimeOutsideVideo
 from egoworld.media.policies import Clip, Policy, parse_policy
 from egoworld.media.prep import Prep, parse_overlays
@@ -49,7 +50,12 @@ class MediaParts:
         self.engine = engine
         self.policy: Policy = parse_policy(settings.frame_policy)
         timestamp, fisheye = parse_overlays(settings.overlays)
-        self.prep = Prep(max_pixels=settings.max_pixels, fisheye=fisheye, timestamp=timestamp)
+        self.prep = Prep(
+            max_pixels=settings.max_pixels,
+            fisheye=fisheye,
+            timestamp=timestamp,
+            image_format=canonical_image_format(settings.image_format),
+        )
         self._parts = _Memo(64)  # a sample's option orders and epochs run together (clip order)
         self._locks = [threading.Lock() for _ in range(16)]
 
@@ -87,12 +93,13 @@ class MediaParts:
             else:
                 parts.extend(self._last_frame(sample, video, clip))
         for img in media.images:
-            make = partial(self.engine.image, bench.resolve(img.path), self.settings.max_pixels)
+            make = partial(
+                self.engine.image, bench.resolve(img.path), self.settings.max_pixels, self.prep.image_format
+            )
             enc = make()
             load = partial(self.engine.load, enc, make)
-            parts.append(
-                ImagePart(enc.sha256, enc.mime, load, img.label, {"image": img.path, "role": "image"})
-            )
+            source = {"image": img.path, "role": "image"}
+            parts.append(ImagePart(enc.sha256, enc.mime, load, img.label, source, size=enc.size))
         return parts
 
     def _frames(self, sample: Sample, video: Video, clip: Clip) -> list[Part]:
@@ -111,7 +118,8 @@ class MediaParts:
             enc = self.engine.clip(video, sampled_encs, list(sel.times))
             source = {"video": path, "role": "sampled", **sel.describe()}
             remake = partial(self.engine.clip, video, sampled_encs, list(sel.times))
-            out.append(VideoPart(enc.sha256, enc.mime, partial(self.engine.load, enc, remake), None, source))
+            load = partial(self.engine.load, enc, remake)
+            out.append(VideoPart(enc.sha256, enc.mime, load, None, source, size=enc.size))
         else:
             for i, t, enc in zip(sel.indices, sel.times, sampled_encs, strict=True):
                 source = {
@@ -183,7 +191,8 @@ class MediaParts:
         self, video: Video, i: int, prep: Prep, enc: Encoded, label: str | None, source: dict[str, Any]
     ) -> ImagePart:
         remake = partial(self.engine.frames, video, [(i, prep)])
-        return ImagePart(enc.sha256, enc.mime, partial(self.engine.load, enc, remake), label, source)
+        load = partial(self.engine.load, enc, remake)
+        return ImagePart(enc.sha256, enc.mime, load, label, source, size=enc.size)
 
 
 def open_media_inputs(bench: Benchmark, settings: InputSettings) -> MediaParts:

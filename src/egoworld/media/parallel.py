@@ -25,16 +25,17 @@ from egoworld.media.index import VideoIndex
 
 
 def plan_runs(index: VideoIndex, targets: list[int]) -> list[tuple[list[int], int]]:
-    """The one-decoder plan as runs: (targets of the run, frames it decodes)."""
+    """The one-decoder plan as runs: (targets of the run, frames it decodes: the non-reference frames
+    passed on the way to a target are not decoded)."""
     runs: list[tuple[list[int], int]] = []
     last: int | None = None
     for t in targets:
         key = index.keyframes[index.keyframe_slot(t)]
         if last is None or not plan_continues(last, key):
-            runs.append(([t], t - key + 1))
+            runs.append(([t], t - key + 1 - index.nonref_in(key, t - 1)))
         else:
             members, cost = runs[-1]
-            runs[-1] = ([*members, t], cost + t - last)
+            runs[-1] = ([*members, t], cost + t - last - index.nonref_in(last + 1, t - 1))
         last = t
     return runs
 
@@ -83,6 +84,7 @@ def decode_parallel(
     size: tuple[int, int] | None = None,
     workers: int | None = None,
     stats: DecodeStats | None = None,
+    skip_nonref: bool = True,
 ) -> Iterator[tuple[int, np.ndarray]]:
     """Like `decode_frames`, but frames come in completion order (ascending within each block).
 
@@ -94,7 +96,9 @@ def decode_parallel(
     workers = workers or default_workers()
     runs = plan_runs(index, wanted) if wanted else []
     if workers <= 1 or len(runs) <= 1:
-        yield from decode_frames(path, index, wanted, size=size, threads=0, stats=stats)
+        yield from decode_frames(
+            path, index, wanted, size=size, threads=0, stats=stats, skip_nonref=skip_nonref
+        )
         return
     blocks = split_blocks(runs, workers)
     results: queue.Queue = queue.Queue(maxsize=2 * len(blocks))
@@ -105,7 +109,10 @@ def decode_parallel(
         if stop.is_set():  # the consumer is gone (an error, or it stopped reading)
             return
         try:
-            for item in decode_frames(path, index, block, size=size, threads=1, stats=st):
+            frames = decode_frames(
+                path, index, block, size=size, threads=1, stats=st, skip_nonref=skip_nonref
+            )
+            for item in frames:
                 while not stop.is_set():
                     try:
                         results.put(("frame", item), timeout=0.1)
@@ -140,3 +147,4 @@ def decode_parallel(
             stats.frames += s.frames
             stats.seeks += s.seeks
             stats.converted += s.converted
+            stats.skip_runs += s.skip_runs

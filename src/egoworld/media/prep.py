@@ -1,12 +1,12 @@
-"""Preprocessing of a decoded frame: the pixel budget and the overlays, as one hashable value.
+"""Preprocessing of a decoded frame: the pixel budget, the overlays and the image format, as one hashable value.
 
 `Prep` is what the cache keys on besides the video and the frame index, so it holds exactly the
-parameters that change the pixels (and a version that changes when the drawing code does).
+parameters that change the bytes sent (and a version that changes when the drawing code does).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -21,12 +21,14 @@ OVERLAYS = ("timestamp", "fisheye")
 @dataclass(frozen=True)
 class Prep:
     """``max_pixels`` (0: native size), fisheye mask radius (fraction of half the short side, or None),
-    timestamp burned in, red marker at a source-pixel position."""
+    timestamp burned in, red marker at a source-pixel position, ``image_format`` (a canonical spec of
+    `egoworld.media.formats`: png, jpeg:Q, webp:Q)."""
 
     max_pixels: int = 0
     fisheye: float | None = None
     timestamp: bool = False
     marker: tuple[float, float] | None = None
+    image_format: str = "png"
 
     def describe(self) -> dict[str, Any]:
         d: dict[str, Any] = {"v": PREP_VERSION, "max_pixels": self.max_pixels}
@@ -36,10 +38,12 @@ class Prep:
             d["timestamp"] = True
         if self.marker is not None:
             d["marker"] = [float(self.marker[0]), float(self.marker[1])]
+        if self.image_format != "png":  # png keys stay as they were before formats existed
+            d["format"] = self.image_format
         return d
 
     def with_marker(self, marker: tuple[float, float] | None) -> Prep:
-        return Prep(self.max_pixels, self.fisheye, self.timestamp, marker)
+        return replace(self, marker=marker)
 
     @property
     def draws(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fractions
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +47,20 @@ def counter_luma(
         row, col = divmod(b, 8)
         y[(3 + row) * bh : (4 + row) * bh, col * bw : (col + 1) * bw] = 235 if (i >> b) & 1 else 16
     return y
+
+
+@lru_cache(maxsize=4)
+def _colour_pattern(width: int, height: int, seed: int) -> tuple[np.ndarray, ...]:
+    texture = _texture(width, height, seed, True)
+    grain = np.random.default_rng(seed + 1).integers(-5, 6, size=(3, height, width), dtype=np.int16)
+    return texture, np.roll(texture, 5, axis=1), np.roll(texture, 11, axis=0), grain
+
+
+def camera_like_rgb(i: int, width: int, height: int, seed: int = 0) -> np.ndarray:
+    """Frame ``i`` of a colour pattern with camera-like grain and the counter (compresses like real footage
+    within a factor of about two; used to size payloads, e.g. by ``egoworld doctor --frames``)."""
+    *channels, grain = _colour_pattern(width, height, seed)
+    return np.stack([counter_luma(i, width, height, tex, grain) for tex in channels], axis=-1)
 
 
 def read_counter(rgb: np.ndarray) -> int:

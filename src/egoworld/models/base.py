@@ -25,13 +25,15 @@ class TextPart:
 
 @dataclass(frozen=True)
 class ImagePart:
-    """An encoded image; ``sha256`` identifies its bytes (request keys use it, never the bytes)."""
+    """An encoded image; ``sha256`` identifies its bytes (request keys use it, never the bytes); ``size``:
+    their length when known (0 otherwise), for payload accounting."""
 
     sha256: str
     mime: str
     load: Callable[[], bytes] = field(compare=False, repr=False)
     label: str | None = None
     source: dict[str, Any] = field(default_factory=dict, compare=False)
+    size: int = field(default=0, compare=False)
 
     def data_url(self) -> str:
         return f"data:{self.mime};base64,{base64.b64encode(self.load()).decode('ascii')}"
@@ -43,13 +45,14 @@ class ImagePart:
 @dataclass(frozen=True)
 class VideoPart:
     """An encoded video clip (e.g. the sampled frames as MP4) for servers that take video input;
-    ``sha256`` identifies its bytes, ``source`` records the frames it holds."""
+    ``sha256`` identifies its bytes, ``source`` records the frames it holds, ``size`` is their length."""
 
     sha256: str
     mime: str
     load: Callable[[], bytes] = field(compare=False, repr=False)
     label: str | None = None
     source: dict[str, Any] = field(default_factory=dict, compare=False)
+    size: int = field(default=0, compare=False)
 
     def data_url(self) -> str:
         return f"data:{self.mime};base64,{base64.b64encode(self.load()).decode('ascii')}"

@@ -3,7 +3,8 @@
 Checks, in order: the server answers ``GET /models``; the model to be used is listed; a one-line text
 request round-trips (with usage accounting); an image request is accepted (a 32×32 PNG as a data URL);
 the context length, from whatever the server reports (vLLM ``max_model_len``, SGLang ``/get_model_info``,
-llama.cpp ``/props`` or ``meta.n_ctx_train``).
+llama.cpp ``/props`` or ``meta.n_ctx_train``); with ``frames``, one request shaped like the run
+(`egoworld.models.run_check`: N frames at the run's size and format), its failure explained with the fix.
 """
 
 from __future__ import annotations
@@ -75,8 +76,16 @@ def _root(base_url: str) -> str:
 
 
 def check_server(
-    base_url: str, model: str | None = None, *, api_key_env: str = "OPENAI_API_KEY", timeout: float = 30.0
+    base_url: str,
+    model: str | None = None,
+    *,
+    api_key_env: str = "OPENAI_API_KEY",
+    timeout: float = 30.0,
+    frames: int | None = None,
+    max_pixels: int = 448 * 448,
+    image_format: str = "png",
 ) -> ServerReport:
+    """Run the checks; ``frames`` adds the run-shaped request (``frames`` images within ``max_pixels``)."""
     base_url = base_url.rstrip("/")
     key = os.environ.get(api_key_env)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
@@ -157,6 +166,12 @@ def check_server(
             report.accepts_images = False
             detail = f"failed: {exc}"
         report.checks.append(Check("images", report.accepts_images, detail, required=False))
+        if frames:
+            from egoworld.models.run_check import RunShape, check_run_request
+
+            shape = RunShape(frames, max_pixels, image_format)
+            ok, detail = check_run_request(client, model, shape, context_length=report.context_length)
+            report.checks.append(Check("run request", ok, detail))
     return report
 
 

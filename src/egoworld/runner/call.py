@@ -9,7 +9,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from egoworld.models.base import Generation, Model, ModelError, Request
+from egoworld.models.base import Generation, ImagePart, Model, ModelError, Request, VideoPart
+
+
+def media_bytes(request: Request) -> int:
+    """Bytes of the encoded images and clips a request carries (its data URLs are 4/3 of this)."""
+    return sum(p.size for m in request.messages for p in m.content if isinstance(p, ImagePart | VideoPart))
 
 
 async def call_and_store(
@@ -19,8 +24,13 @@ async def call_and_store(
 
     A backend bug (any exception) is recorded as an error and retried on the next run, never fatal.
     """
-    store.put_request(request.key, {"messages": [m.describe() for m in request.messages]})
+    nbytes = media_bytes(request)
+    store.put_request(
+        request.key, {"messages": [m.describe() for m in request.messages], "media_bytes": nbytes}
+    )
     summary.called += 1
+    summary.media_bytes += nbytes
+    summary.media_bytes_max = max(summary.media_bytes_max, nbytes)
     start = time.perf_counter()
     row: dict[str, Any] = {
         "key": request.key,

@@ -27,6 +27,7 @@ class RunConfig:
     max_pixels: int = 448 * 448
     overlays: str = ""
     video_part: bool = False
+    image_format: str = "png"  # png | jpeg[:Q] | webp[:Q] (egoworld.media.formats)
     permutations: str | int = "none"
     seed: int = 0
     epochs: int = 1

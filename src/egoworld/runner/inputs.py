@@ -15,6 +15,7 @@ from typing import Protocol
 from egoworld.benchmarks.folder import Benchmark
 from egoworld.benchmarks.schema import Sample
 from egoworld.common.files import InputFileError
+from egoworld.media.formats import canonical_image_format
 from egoworld.models.base import Part
 
 SETTINGS = ("text", "frames", "last-frame")
@@ -28,7 +29,8 @@ DEFAULT_MAX_PIXELS = 448 * 448
 class InputSettings:
     """What media a request carries. ``frame_policy``: see `egoworld.media.policies` (``uniform`` …);
     ``max_pixels``: pixel budget per frame; ``overlays``: ``timestamp``, ``fisheye[=R]`` (comma-separated);
-    ``video_part``: send the sampled frames as one MP4 video part instead of images."""
+    ``video_part``: send the sampled frames as one MP4 video part instead of images; ``image_format``: png
+    (lossless) | jpeg[:Q] | webp[:Q], kept in canonical form (``jpeg`` → ``jpeg:90``)."""
 
     setting: str = "text"
     frames: int = 128
@@ -36,11 +38,15 @@ class InputSettings:
     max_pixels: int = DEFAULT_MAX_PIXELS
     overlays: str = ""
     video_part: bool = False
+    image_format: str = "png"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "image_format", canonical_image_format(self.image_format))
 
     @classmethod
     def from_config(cls, cfg: object) -> InputSettings:
         """The input settings of a `RunConfig` (fields it lacks keep their defaults)."""
-        names = ("setting", "frames", "frame_policy", "max_pixels", "overlays", "video_part")
+        names = ("setting", "frames", "frame_policy", "max_pixels", "overlays", "video_part", "image_format")
         return cls(**{n: getattr(cfg, n) for n in names if hasattr(cfg, n)})
 
     def describe(self) -> dict:
@@ -52,6 +58,8 @@ class InputSettings:
             d["overlays"] = ",".join(sorted(o.strip() for o in self.overlays.split(",") if o.strip()))
         if self.video_part:
             d["video_part"] = True
+        if self.image_format != "png":  # png runs keep the keys they had before formats existed
+            d["image_format"] = self.image_format
         return d
 
 

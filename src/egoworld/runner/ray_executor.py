@@ -119,6 +119,8 @@ def run_shard(
         "errors": summary.errors,
         "blocked": summary.blocked,
         "served_models": sorted(summary.served_models),
+        "media_bytes": summary.media_bytes,
+        "media_bytes_max": summary.media_bytes_max,
     }
 
 
@@ -155,7 +157,8 @@ def execute_with_ray(
         with store.transaction():
             for op, args, kwargs in result["ops"]:
                 getattr(store, op)(*args, **kwargs)
-        for name in ("called", "reused", "ok", "errors", "blocked"):
+        for name in ("called", "reused", "ok", "errors", "blocked", "media_bytes"):
             setattr(summary, name, getattr(summary, name) + result[name])
+        summary.media_bytes_max = max(summary.media_bytes_max, result["media_bytes_max"])
         summary.served_models.update(result["served_models"])
         advance(n)

@@ -64,6 +64,8 @@ class RunSummary:
     seconds: float = 0.0
     served_models: set[str] = field(default_factory=set)
     warnings: list[str] = field(default_factory=list)
+    media_bytes: int = 0  # encoded images and clips in the requests sent
+    media_bytes_max: int = 0  # the largest request's
 
     def line(self) -> str:
         warned = "".join(f"\nwarning: {w}" for w in self.warnings)
@@ -73,8 +75,21 @@ class RunSummary:
             + (
                 f"{self.planned} requests: {self.reused} already done, {self.called} sent "
                 f"({self.ok} ok, {self.errors} errors), {self.blocked} waiting on failed steps — {self.seconds:.1f} s"
+                + self.payload_line()
             )
         )
+
+    def payload_line(self) -> str:
+        """``; media 12.3 MB per request (max 13.1 MB)`` when requests carrying media were sent."""
+        if not self.called or not self.media_bytes:
+            return ""
+        mean = self.media_bytes / self.called / 1e6
+        return f"; media {mean:.2f} MB per request (max {self.media_bytes_max / 1e6:.2f} MB)"
+
+    def payload(self) -> dict[str, Any]:
+        """Bytes per request sent (encoded media; a data URL is 4/3 of it), for the run manifest."""
+        mean = round(self.media_bytes / self.called) if self.called else 0
+        return {"requests_sent": self.called, "mean": mean, "max": self.media_bytes_max}
 
 
 def select_samples(
@@ -406,6 +421,7 @@ def _run_locked(
     )
     summary.warnings.extend([warning] if warning and warning not in summary.warnings else [])
     manifest["warnings"] = summary.warnings
+    manifest["media_bytes_per_request"] = summary.payload()
     manifest["counts"] = {"planned": summary.planned, **{k: v for k, v in counts.items() if k != "planned"}}
     write_json(out / RUN_MANIFEST, manifest)
     return summary
