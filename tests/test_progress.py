@@ -36,33 +36,36 @@ def test_top_reasons_group_and_rank() -> None:
 
 
 def test_run_logs_progress_and_error_reasons(tmp_path: Path) -> None:
+    from openai_test_server import FakeOpenAIServer
+
     bench = tmp_path / "bench"
     balanced_mc_bench(bench, n_mc=8, n_int=0)
     env = {**os.environ, "EGOWORLD_PROGRESS_EVERY": "0", "OPENAI_API_KEY": "x"}
-    res = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "egoworld.cli",
-            "run",
-            "--bench",
-            str(bench),
-            "--model",
-            "openai:nothing",
-            "--base-url",
-            "http://127.0.0.1:9/v1",
-            "--model-arg",
-            "max_retries=0",
-            "--timeout",
-            "2",
-            "--out",
-            str(tmp_path / "run"),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    with FakeOpenAIServer(fault=lambda prompt: "500") as server:  # reachable, but every answer fails
+        res = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "egoworld.cli",
+                "run",
+                "--bench",
+                str(bench),
+                "--model",
+                "openai:fake-vlm-1",
+                "--base-url",
+                server.base_url,
+                "--model-arg",
+                "max_retries=0",
+                "--timeout",
+                "2",
+                "--out",
+                str(tmp_path / "run"),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
     assert res.returncode == 3, res.stderr
     assert "[progress] " in res.stderr and "8/8 (100.0%)" in res.stderr
     assert "top error reasons (8 failed):" in res.stderr

@@ -180,7 +180,8 @@ def filter_benchmark(
         "keep_flagged": keep_flagged,
         **summary,
     }
-    _copy_media_links(bench.root, Path(out), kept)
+    linked = _copy_media_links(bench.root, Path(out), kept)
+    absolute = [r for r in m.media_roots if Path(r).is_absolute()]
     save_benchmark(
         out,
         name=m.name,
@@ -191,13 +192,15 @@ def filter_benchmark(
         source=source,
         description=m.description,
         version=m.version,
+        media_roots=(*linked, *absolute),
     )
     return summary
 
 
-def _copy_media_links(src: Path, out: Path, samples: list) -> None:
+def _copy_media_links(src: Path, out: Path, samples: list) -> list[str]:
     """Relative media paths of the kept questions point into the source folder: link its top-level media
-    entries (videos/, images/ …) into ``out`` so the new folder reads the same files."""
+    entries (videos/, images/ …) into ``out`` so the new folder reads the same files; returns the links
+    (declared as the new folder's media roots)."""
     out.mkdir(parents=True, exist_ok=True)
     tops: set[str] = set()
     for s in samples:
@@ -209,3 +212,4 @@ def _copy_media_links(src: Path, out: Path, samples: list) -> None:
         target = out / top
         if not target.exists():
             target.symlink_to((src / top).resolve(), target_is_directory=(src / top).is_dir())
+    return sorted(tops)
