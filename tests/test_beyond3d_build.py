@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -99,6 +100,9 @@ def test_choices_texts_and_computed_chance(bench_dir: Path) -> None:
     for ranks in counts.values():
         per = np.bincount(ranks, minlength=6)[1:]
         assert per.max() - per.min() <= 1  # every chronological rank equally often (40 = 8 × 5)
+    for task in SPATIAL_TASKS:  # every class of every 3D type equally often (10 per quadrant, 14/13/13)
+        classes = Counter(s.metadata["gold_class"] for s in bench.samples if s.task == task)
+        assert max(classes.values()) - min(classes.values()) <= 1 and len(classes) in (3, 4), (task, classes)
 
 
 def test_cue_variant_keeps_ids_and_adds_cues(bench_dir: Path, tmp_path: Path) -> None:

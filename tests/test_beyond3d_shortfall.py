@@ -156,3 +156,25 @@ def test_extra_units_go_where_the_joint_table_can_take_them() -> None:
         sel, short = select_balanced(cands, 4, seed=seed)
         assert short is not None and short.delivered == 2, (seed, short)
         assert {c.obj for c in sel.anchors} in ({0, 2}, {1, 2})
+
+
+def test_type_quotas_never_exceed_a_marginal() -> None:
+    """Marginals the availability cannot meet (two candidates, both front-right, but one front-right
+    anchor wanted) give fewer quotas, never more than a class's marginal: quotas over a marginal let a
+    "full" selection come out skewed (FR 101 / BL 98 at 400 anchors from 16 sim kitchens)."""
+    from itertools import product
+
+    from egoworld.benchmarks.beyond3d.select import class_marginals, fit_types
+
+    labels = [list(QUADRANTS), [0, 1, 2], [0, 1, 2], [0, 1, 2]]
+    cases = [({("FR", 0, 2, 2): 1, ("FR", 1, 1, 1): 1}, class_marginals(6, 0))]
+    for seed in range(40):
+        rng = random.Random(seed)
+        avail = {t: rng.randint(1, 3) for t in product(*labels) if rng.random() < 0.1}
+        cases.append((avail, class_marginals(rng.randint(4, 30), seed)))
+    for avail, marginals in cases:
+        quota = fit_types(avail, marginals)
+        assert all(0 < q <= avail[t] for t, q in quota.items())
+        for d in range(4):
+            got = {v: sum(q for t, q in quota.items() if t[d] == v) for v in labels[d]}
+            assert all(got[v] <= marginals[d][v] for v in labels[d]), (avail, marginals, quota)

@@ -74,11 +74,12 @@ def fit_types(avail: dict[tuple, float], marginals: list[dict], iterations: int 
             for t in x:
                 s = sums[t[d]]
                 x[t] = x[t] * marg[t[d]] / s if s > 0 else 0.0
-    y = {t: min(int(math.floor(x[t])), int(avail[t])) for t in cells}
+    y = {t: max(0, min(int(math.floor(x[t])), int(avail[t]))) for t in cells}
     left = [dict(m) for m in marginals]
     for t, v in y.items():
         for d in range(4):
             left[d][t[d]] -= v
+    _trim_overfull(y, x, left)
     while True:
         best, score = None, -1.0
         for t in cells:
@@ -94,6 +95,23 @@ def fit_types(avail: dict[tuple, float], marginals: list[dict], iterations: int 
     if any(v > 0 for v in left[0].values()):  # the greedy completion got stuck: solve the table exactly
         y = _exact_table(cells, avail, marginals, x) or y
     return {t: v for t, v in y.items() if v > 0}
+
+
+def _trim_overfull(y: dict[tuple, int], x: dict[tuple, float], left: list[dict]) -> None:
+    """Take units off the floored quotas until no class exceeds its marginal (``left ≥ 0``): when the
+    availability admits no table with these marginals the fit does not converge, and its floors can put more
+    in a class than the marginal (quotas the greedy would then fill into a skewed "full" set)."""
+    for d, lab in enumerate(left):
+        for v in lab:
+            while lab[v] < 0:
+                t = min(
+                    (t for t in y if t[d] == v and y[t] > 0), key=lambda t: (x[t] - y[t], t), default=None
+                )
+                if t is None:
+                    break
+                y[t] -= 1
+                for e in range(4):
+                    left[e][t[e]] += 1
 
 
 def _exact_table(cells: list[tuple], avail: dict, marginals: list[dict], x: dict) -> dict[tuple, int] | None:
