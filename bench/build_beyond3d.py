@@ -9,7 +9,7 @@ their rendering time is printed but not counted in the build's. Figures: the bui
 a paper-size set needs). If the worlds cannot fill the quotas the build says how many anchors it delivered.
 
 Environment: EGOWORLD_BENCH_DIR (default: <tmp>/egoworld-bench-beyond3d), EGOWORLD_BENCH_KITCHENS (how many
-10-minute kitchens, default 40; 16 of them hold about 440 exactly balanced anchors), EGOWORLD_BENCH_KITCHEN_SIZE (image
+10-minute kitchens, default 52; 40 of them hold about 810 exactly balanced anchors), EGOWORLD_BENCH_KITCHEN_SIZE (image
 side, default 224: the 9,000-question set renders 224 px frames to stay quick; 448 is the Aria-like size).
 Ends with one JSON line of figures.
 """
@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-WORLD = {"episodes": int(os.environ.get("EGOWORLD_BENCH_KITCHENS", "40")), "minutes": 10.0, "seed": 0}
+WORLD = {"episodes": int(os.environ.get("EGOWORLD_BENCH_KITCHENS", "52")), "minutes": 10.0, "seed": 0}
 
 
 def two_cores() -> int:
