@@ -41,8 +41,8 @@ def main() -> None:
     from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
     from egoworld.benchmarks.vsi_wild.config import BuildConfig
     from egoworld.benchmarks.vsi_wild.demo import WALKS, synth_walks
-    from egoworld.common.hashing import sha256_file
-    from egoworld.runner.config import RunConfig
+    from egoworld.core.hashing import sha256_file
+    from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
 

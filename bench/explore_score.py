@@ -34,7 +34,7 @@ from egoworld.benchmarks.explore.instances import Instance, Scene, SceneObject  
 from egoworld.benchmarks.explore.judges import JudgeItem, OpenAIJudge  # noqa: E402
 from egoworld.benchmarks.explore.nlp import Embedder, TextAnalyzer, split_sentences  # noqa: E402
 from egoworld.benchmarks.explore.score_run import score_prediction_file  # noqa: E402
-from egoworld.common.hashing import seeded_rng  # noqa: E402
+from egoworld.core.hashing import seeded_rng  # noqa: E402
 from openai_test_server import FakeOpenAIServer  # noqa: E402
 
 N_INSTANCES = 200
@@ -189,7 +189,7 @@ def main() -> None:
         # judge calls/s against a local OpenAI-compatible server (no cache, concurrency 16)
         sample = next(
             iter(
-                __import__("egoworld.benchmarks.folder", fromlist=["x"]).load_benchmark(tmp / "bench").samples
+                __import__("egoworld.core.bench_folder", fromlist=["x"]).load_benchmark(tmp / "bench").samples
             )
         )
         items = [

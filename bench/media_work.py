@@ -60,8 +60,8 @@ def make_videos(root: Path) -> list[str]:
 
 
 def beyond3d_like(root: Path, videos: list[str]):
-    from egoworld.benchmarks.folder import save_benchmark
-    from egoworld.benchmarks.schema import Media, Sample, TaskInfo, VideoInput
+    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.schema import Media, Sample, TaskInfo, VideoInput
 
     samples = []
     for v, name in enumerate(videos):
@@ -85,8 +85,8 @@ def beyond3d_like(root: Path, videos: list[str]):
 
 
 def shuffle_like(root: Path, videos: list[str], per_video: int = 3):
-    from egoworld.benchmarks.folder import save_benchmark
-    from egoworld.benchmarks.schema import Media, Sample, TaskInfo, VideoInput
+    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.schema import Media, Sample, TaskInfo, VideoInput
 
     samples = [
         Sample(
@@ -110,7 +110,7 @@ def shuffle_like(root: Path, videos: list[str], per_video: int = 3):
 def sender(every: int = 0):
     """A model that builds the OpenAI payload of every request (images as data URLs) and answers gold;
     with ``every``, it notes the resident memory after each ``every`` requests."""
-    from egoworld.models.base import Generation, Model, Request
+    from egoworld.core.model import Generation, Model, Request
     from egoworld.models.openai_compat import encode_message
 
     class Sender(Model):
@@ -144,11 +144,11 @@ def payload_sizes(root: Path, videos: list[str], frames: int = 128) -> list[dict
     """Per format: media bytes per request (recorded by the runner) and the JSON body as sent."""
     import json as _json
 
-    from egoworld.benchmarks.folder import save_benchmark
-    from egoworld.benchmarks.schema import Media, Sample, TaskInfo, VideoInput
-    from egoworld.models.base import Generation, Model, Request
+    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.model import Generation, Model, Request
+    from egoworld.core.run_config import RunConfig
+    from egoworld.core.schema import Media, Sample, TaskInfo, VideoInput
     from egoworld.models.openai_compat import encode_message
-    from egoworld.runner.config import RunConfig
     from egoworld.runner.run import run_benchmark
 
     samples = [
@@ -238,8 +238,8 @@ def per_question_work(bench, settings, plan_count: int) -> tuple[int, int]:
 
 
 def run_case(name: str, bench, out: Path, settings: dict, permutations: str, orders: int) -> dict:
+    from egoworld.core.run_config import RunConfig
     from egoworld.media.stats import STATS
-    from egoworld.runner.config import RunConfig
     from egoworld.runner.run import run_benchmark
 
     cfg = RunConfig(
@@ -275,9 +275,9 @@ def run_case(name: str, bench, out: Path, settings: dict, permutations: str, ord
 def memory_run(
     root: Path, videos: list[str], n: int = 1000, chunk: int = 100
 ) -> list[tuple[int, float, float]]:
-    from egoworld.benchmarks.folder import save_benchmark
-    from egoworld.benchmarks.schema import Media, Sample, TaskInfo, VideoInput
-    from egoworld.runner.config import RunConfig
+    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.run_config import RunConfig
+    from egoworld.core.schema import Media, Sample, TaskInfo, VideoInput
     from egoworld.runner.run import run_benchmark
 
     samples = [
@@ -314,12 +314,12 @@ def engine_memory(root: Path, videos: list[str], n: int = 2000, every: int = 250
     """The media engine alone (parts + payload encoding per sample, no runner or store): RSS every ``every``."""
     import gc
 
-    from egoworld.benchmarks.folder import save_benchmark
-    from egoworld.benchmarks.schema import Media, Sample, TaskInfo, VideoInput
-    from egoworld.media.inputs import open_media_inputs
-    from egoworld.models.base import Message, TextPart
+    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.model import Message, TextPart
+    from egoworld.core.schema import Media, Sample, TaskInfo, VideoInput
     from egoworld.models.openai_compat import encode_message
     from egoworld.runner.inputs import InputSettings
+    from egoworld.runner.media_inputs import open_media_inputs
 
     samples = [
         Sample(

@@ -26,8 +26,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 from benchmarks_factory import balanced_mc_bench  # noqa: E402
-from egoworld.runner.config import RunConfig  # noqa: E402
-from egoworld.runner.prompts import PromptBuilder  # noqa: E402
+from egoworld.core.prompts import PromptBuilder  # noqa: E402
+from egoworld.core.run_config import RunConfig  # noqa: E402
 from egoworld.runner.run import run_benchmark  # noqa: E402
 
 N_QUESTIONS = 80  # × 24 orders = 1,920 requests
@@ -63,7 +63,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             bench = balanced_mc_bench(Path(tmp) / "b", n_mc=N_QUESTIONS, n_int=0)
-            from egoworld.runner.permutations import all_orders
+            from egoworld.core.permutations import all_orders
 
             pb = PromptBuilder()
             payloads = [

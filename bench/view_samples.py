@@ -22,7 +22,7 @@ def main() -> None:
     from starlette.testclient import TestClient
 
     from benchmarks_factory import balanced_mc_bench
-    from egoworld.runner.config import RunConfig
+    from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
     from egoworld.view.app import ViewApp, create_app

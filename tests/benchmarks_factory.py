@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from egoworld.benchmarks.folder import Benchmark, save_benchmark
-from egoworld.benchmarks.schema import Sample, TaskInfo
+from egoworld.core.bench_folder import Benchmark, save_benchmark
+from egoworld.core.schema import Sample, TaskInfo
 
 DIRECTIONS = ("forward", "backward", "left", "right")
 

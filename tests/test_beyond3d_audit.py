@@ -18,7 +18,7 @@ from egoworld.benchmarks.beyond3d.audit import (
     read_marks_csv,
 )
 from egoworld.benchmarks.beyond3d.tracks import build_tracks
-from egoworld.common.files import InputFileError
+from egoworld.core.files import InputFileError
 from sim_worlds import sim_kitchens
 from test_beyond3d_tracks import hand_made_episode
 

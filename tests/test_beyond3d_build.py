@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from egoworld.benchmarks.beyond3d import SPATIAL_TASKS, STEP, TASK_ORDER
 from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d, chance_of
 from egoworld.benchmarks.beyond3d.cues import cue_variant
-from egoworld.benchmarks.folder import load_benchmark
-from egoworld.common.files import InputFileError
+from egoworld.core.bench_folder import load_benchmark
+from egoworld.core.files import InputFileError
 from egoworld.world import load_episode, save_episode
 from sim_worlds import sim_kitchens
 
@@ -115,7 +115,7 @@ def test_cue_variant_keeps_ids_and_adds_cues(bench_dir: Path, tmp_path: Path) ->
         "Focus on these intervals when tracking the object."
     )
     assert var.manifest.builder["cues"] == "moves" and var.manifest.builder["base_hash"] == base.hash
-    from egoworld.benchmarks.registry import plugin_for
+    from egoworld.core.plugin import plugin_for
 
     text = plugin_for("beyond3d").prompt.question_text(s, s.choices)
     assert text.index("Temporal cue:") < text.index("Question: ") and text.endswith(
@@ -127,8 +127,8 @@ def test_cue_variant_keeps_ids_and_adds_cues(bench_dir: Path, tmp_path: Path) ->
 
 def test_episodes_with_a_video_get_media_for_all_settings(tmp_path: Path) -> None:
     pytest.importorskip("av")
+    from egoworld.core.run_config import RunConfig
     from egoworld.media.testvideo import write_counter_video
-    from egoworld.runner.config import RunConfig
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
 

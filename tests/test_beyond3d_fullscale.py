@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-from egoworld.benchmarks.folder import load_benchmark
+from egoworld.core.bench_folder import load_benchmark
 from sim_worlds import sim_kitchens
 
 pytestmark = pytest.mark.slow
@@ -297,7 +297,7 @@ def test_gold_of_500_random_questions_rederived_independently(full: tuple[Path, 
 
 
 def _run(bench_dir: Path, model: str, out: Path) -> dict:
-    from egoworld.runner.config import RunConfig
+    from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
 

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from egoworld.benchmarks.beyond3d.prompts import Beyond3DPromptBuilder
 from egoworld.benchmarks.beyond3d.release import docs_to_records, import_beyond3d_qa
-from egoworld.benchmarks.folder import load_benchmark
 from egoworld.cli import app
-from egoworld.common.files import InputFileError
+from egoworld.core.bench_folder import load_benchmark
+from egoworld.core.files import InputFileError
 
 LOGS = "beyond3d-official/logs"
 
@@ -148,7 +148,7 @@ def test_cli_with_videos_gives_prefix_clip_and_anchor_marker(data_dir: Path, tmp
 
 def test_gold_history_uses_the_official_conversation_layout(tmp_path: Path) -> None:
     from egoworld.benchmarks.beyond3d.prompts import SYSTEM, TIME_POINT_INSTRUCTION
-    from egoworld.runner.config import RunConfig
+    from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
     from openai_test_server import FakeOpenAIServer
 
@@ -195,7 +195,7 @@ def test_gold_history_uses_the_official_conversation_layout(tmp_path: Path) -> N
 
 
 def test_baselines_answer_time_point_steps(data_dir: Path, tmp_path: Path) -> None:
-    from egoworld.runner.config import RunConfig
+    from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
 

@@ -11,7 +11,7 @@ from egoworld.benchmarks.beyond3d.anchors import Candidate, Needs
 from egoworld.benchmarks.beyond3d.letters import balance_letters, letter_counts
 from egoworld.benchmarks.beyond3d.select import select_anchors
 from egoworld.benchmarks.beyond3d.shortfall import select_balanced, shortfall_note
-from egoworld.benchmarks.schema import Sample
+from egoworld.core.schema import Sample
 from egoworld.geometry.directions import QUADRANTS
 
 

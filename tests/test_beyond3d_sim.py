@@ -34,8 +34,8 @@ def test_audit_on_sim_kitchens(sim_world: Path) -> None:
 
 def test_build_and_oracle_on_sim_kitchens(sim_world: Path, tmp_path: Path) -> None:
     from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-    from egoworld.benchmarks.folder import load_benchmark
-    from egoworld.runner.config import RunConfig
+    from egoworld.core.bench_folder import load_benchmark
+    from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
 

@@ -19,7 +19,7 @@ from egoworld.benchmarks.beyond3d.tracks import (
     TrackConfig,
     build_tracks,
 )
-from egoworld.common.files import InputFileError, write_jsonl
+from egoworld.core.files import InputFileError, write_jsonl
 from egoworld.geometry.boxes import Box3D
 from egoworld.geometry.cameras import PinholeCamera
 from egoworld.geometry.transforms import look_at

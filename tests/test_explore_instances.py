@@ -14,8 +14,8 @@ from egoworld.benchmarks.explore.importer import import_explore_anno
 from egoworld.benchmarks.explore.instances import SceneObject, instance_from_sample
 from egoworld.benchmarks.explore.partitions import partition_of, quotas, tiny_subset
 from egoworld.benchmarks.explore.strategy import Strategy, parse_scene_list, step_labels
-from egoworld.benchmarks.folder import load_benchmark
-from egoworld.common.files import InputFileError
+from egoworld.core.bench_folder import load_benchmark
+from egoworld.core.files import InputFileError
 
 
 def _actions(n: int) -> str:

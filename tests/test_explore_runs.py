@@ -17,8 +17,8 @@ from egoworld.benchmarks.explore.instances import SceneObject
 from egoworld.benchmarks.explore.report import explore_report
 from egoworld.benchmarks.explore.strategy import Strategy
 from egoworld.cli import app
-from egoworld.common.files import read_json
-from egoworld.runner.store import ResponseStore
+from egoworld.core.files import read_json
+from egoworld.core.store import ResponseStore
 from egoworld.scoring.score import score_run
 from openai_test_server import FakeOpenAIServer
 

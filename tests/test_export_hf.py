@@ -7,9 +7,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from egoworld.benchmarks.folder import save_benchmark
-from egoworld.benchmarks.schema import ImageInput, Media, Sample, TaskInfo, Trajectory, VideoInput
 from egoworld.cli import app
+from egoworld.core.bench_folder import save_benchmark
+from egoworld.core.schema import ImageInput, Media, Sample, TaskInfo, Trajectory, VideoInput
 
 pytest.importorskip("pyarrow")
 runner = CliRunner()

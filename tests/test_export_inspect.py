@@ -9,9 +9,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from egoworld.benchmarks.folder import save_benchmark
-from egoworld.benchmarks.schema import ImageInput, Media, Sample, TaskInfo, VideoInput
 from egoworld.cli import app
+from egoworld.core.bench_folder import save_benchmark
+from egoworld.core.schema import ImageInput, Media, Sample, TaskInfo, VideoInput
 
 pytest.importorskip("inspect_ai")
 pytest.importorskip("av")

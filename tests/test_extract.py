@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from egoworld.core.letters import letters_for
 from egoworld.scoring.extract import (
     Extraction,
     extract_answer,
     extract_choice,
     extract_number,
-    letters_for,
     strip_reasoning,
 )
 

@@ -12,12 +12,12 @@ from benchmarks_factory import balanced_mc_bench
 
 pytest.importorskip("transformers", reason="install egoworld[hf] (make test does)")
 
-from egoworld.benchmarks.schema import Sample  # noqa: E402
-from egoworld.models.base import ImagePart, Message, Request, TextPart  # noqa: E402
+from egoworld.core.model import ImagePart, Message, Request, TextPart  # noqa: E402
+from egoworld.core.run_config import RunConfig  # noqa: E402
+from egoworld.core.schema import Sample  # noqa: E402
 from egoworld.models.doctor import tiny_png  # noqa: E402
 from egoworld.models.hf import HFModel, ImageTextProcessor, folder_revision  # noqa: E402
 from egoworld.models.spec import create_model  # noqa: E402
-from egoworld.runner.config import RunConfig  # noqa: E402
 from egoworld.runner.run import run_benchmark  # noqa: E402
 from tiny_qwen2vl import write_tiny_qwen2vl  # noqa: E402
 
@@ -97,7 +97,7 @@ def test_identity_tracks_the_weights_folder(tiny, tmp_path):
 
 
 def test_a_model_that_cannot_load_is_one_fatal_error(tmp_path):
-    from egoworld.models.base import ModelUnavailable
+    from egoworld.core.model import ModelUnavailable
 
     bench = balanced_mc_bench(tmp_path / "b", n_mc=3, n_int=0)
     missing = tmp_path / "no-such-model"

@@ -13,8 +13,8 @@ from benchmarks_factory import balanced_mc_bench
 pytest.importorskip("llama_cpp.server", reason="install egoworld[serve] (make test does)")
 pytest.importorskip("gguf")
 
+from egoworld.core.run_config import RunConfig  # noqa: E402
 from egoworld.models.doctor import check_server  # noqa: E402
-from egoworld.runner.config import RunConfig  # noqa: E402
 from egoworld.runner.run import run_benchmark  # noqa: E402
 from egoworld.scoring.score import score_run  # noqa: E402
 from llama_server import LlamaServer, write_tiny_llama  # noqa: E402

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from egoworld.benchmarks.beyond3d.release import docs_to_records, import_beyond3d_qa
 from egoworld.cli import app
-from egoworld.common.files import InputFileError, read_json
+from egoworld.core.files import InputFileError, read_json
+from egoworld.core.run_config import RunConfig
 from egoworld.interchange.lmms_eval_log import import_lmms_eval_log
-from egoworld.runner.config import RunConfig
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
 from openai_test_server import FakeOpenAIServer

@@ -16,17 +16,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.benchmarks.folder import save_benchmark
-from egoworld.benchmarks.schema import FrameInput, ImageInput, Media, Sample, TaskInfo, VideoInput
+from egoworld.core.bench_folder import save_benchmark
+from egoworld.core.model import Generation, ImagePart, Model, Request, VideoPart
+from egoworld.core.run_config import RunConfig
+from egoworld.core.schema import FrameInput, ImageInput, Media, Sample, TaskInfo, VideoInput
+from egoworld.core.store import ResponseStore
 from egoworld.media.encode import png_pixels
 from egoworld.media.policies import uniform_offsets
 from egoworld.media.stats import STATS
 from egoworld.media.testvideo import frame_times, read_counter, write_counter_video
-from egoworld.models.base import Generation, ImagePart, Model, Request, VideoPart
 from egoworld.models.openai_compat import encode_message
-from egoworld.runner.config import RunConfig
 from egoworld.runner.run import run_benchmark
-from egoworld.runner.store import ResponseStore
 
 CHOICES = ("left", "right", "forward", "backward")
 
@@ -225,7 +225,7 @@ def test_video_part_holds_the_sampled_frames(bench_root, tmp_path):
 
 
 def Request_message(part):
-    from egoworld.models.base import Message, TextPart
+    from egoworld.core.model import Message, TextPart
 
     return Message(role="user", content=(part, TextPart("Which way?")))
 
@@ -266,7 +266,7 @@ def test_media_cli_probes_a_video_and_shows_a_policy(bench_root):
 
 
 def test_image_format_enters_the_key_and_shrinks_the_payload(bench_root, tmp_path):
-    from egoworld.common.files import read_json
+    from egoworld.core.files import read_json
 
     runs = {}
     for fmt in ("png", "jpeg:80", "webp"):

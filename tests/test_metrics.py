@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
+from egoworld.core.permutations import all_orders
 from egoworld.metrics.mra import mra_linear, mra_staircase
 from egoworld.metrics.shuffle import shuffle_stats
 from egoworld.metrics.stats import cluster_bootstrap_ci, mean_sem
-from egoworld.runner.permutations import all_orders
 
 
 def official_vsibench_mra(pred: float, target: float) -> float:

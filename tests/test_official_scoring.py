@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from egoworld.benchmarks.schema import Sample
+from egoworld.core.schema import Sample
 from egoworld.scoring.extract import extract_choice, extract_number
 from egoworld.scoring.official import b3d_choice_index, b3d_time_point, official_score, vsi_letter
 from egoworld.scoring.timepoint import TimePoint, parse_time_point, score_time_point, time_token

@@ -12,10 +12,10 @@ import subprocess
 import pytest
 
 from benchmarks_factory import balanced_mc_bench
-from egoworld.benchmarks.schema import Sample
-from egoworld.models.base import ImagePart, Message, Request, TextPart
+from egoworld.core.model import ImagePart, Message, Request, TextPart
+from egoworld.core.run_config import RunConfig
+from egoworld.core.schema import Sample
 from egoworld.models.openai_compat import OpenAICompatModel, encode_message, list_models
-from egoworld.runner.config import RunConfig
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
 from openai_test_server import FakeOpenAIServer

@@ -6,8 +6,7 @@ import itertools
 
 import pytest
 
-from egoworld.benchmarks.schema import Sample
-from egoworld.runner.permutations import (
+from egoworld.core.permutations import (
     all_orders,
     order_index,
     orders_for,
@@ -15,7 +14,8 @@ from egoworld.runner.permutations import (
     parse_permutation_id,
     permutation_id,
 )
-from egoworld.runner.prompts import PromptBuilder, letter_instruction
+from egoworld.core.prompts import PromptBuilder, letter_instruction
+from egoworld.core.schema import Sample
 
 
 def test_all_orders_are_lexicographic_and_ranked():

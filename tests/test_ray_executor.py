@@ -16,9 +16,10 @@ from test_runner import AlwaysFirst, Recorder, _trajectory_bench
 
 ray = pytest.importorskip("ray", reason="install egoworld[ray] (make test does)")
 
-from egoworld.runner.config import RunConfig  # noqa: E402
+from egoworld.core.plan import plan_items  # noqa: E402
+from egoworld.core.run_config import RunConfig  # noqa: E402
 from egoworld.runner.ray_executor import shard_items  # noqa: E402
-from egoworld.runner.run import plan_items, run_benchmark  # noqa: E402
+from egoworld.runner.run import run_benchmark  # noqa: E402
 from egoworld.scoring.score import score_run  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -146,7 +147,7 @@ def test_resume_after_killing_the_driver(tmp_path):
 
 def test_beyond3d_build_on_ray_is_byte_identical(local_ray, tmp_path):
     from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-    from egoworld.common.hashing import sha256_file
+    from egoworld.core.hashing import sha256_file
     from sim_worlds import sim_kitchens
 
     worlds = sim_kitchens(tmp_path / "worlds", episodes=2, minutes=4.0)
@@ -163,7 +164,7 @@ def test_beyond3d_build_on_ray_is_byte_identical(local_ray, tmp_path):
 
 def test_world_set_on_ray_is_byte_identical(local_ray, tmp_path):
     """Sim kitchens made as one Ray task each are the bytes made here (each worker has its own GL context)."""
-    from egoworld.common.hashing import sha256_file
+    from egoworld.core.hashing import sha256_file
     from egoworld.sim.kitchen import KitchenConfig
     from egoworld.sim.worldset import synth_world_set
 

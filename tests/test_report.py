@@ -6,9 +6,9 @@ import csv
 import io
 
 from benchmarks_factory import balanced_mc_bench
-from egoworld.models.base import Generation, Model, Request
+from egoworld.core.model import Generation, Model, Request
+from egoworld.core.run_config import RunConfig
 from egoworld.report.build import build_report
-from egoworld.runner.config import RunConfig
 from egoworld.runner.run import run_benchmark
 
 EVIL = "<script>alert('pwned')</script> The answer is B & not <b>C</b>."

@@ -138,7 +138,7 @@ def test_values_are_cast_by_the_option_types():
 
     import typer
 
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
     from egoworld.runner.config_file import _cast, to_config
 
     class Fmt(enum.Enum):

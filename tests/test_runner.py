@@ -9,13 +9,13 @@ import sqlite3
 import pytest
 
 from benchmarks_factory import balanced_mc_bench
-from egoworld.benchmarks.folder import load_benchmark, save_benchmark
-from egoworld.benchmarks.schema import Sample, TaskInfo, Trajectory
-from egoworld.common.files import InputFileError
-from egoworld.models.base import Generation, Model, Request
+from egoworld.core.bench_folder import load_benchmark, save_benchmark
+from egoworld.core.files import InputFileError
+from egoworld.core.model import Generation, Model, Request
+from egoworld.core.run_config import RunConfig
+from egoworld.core.schema import Sample, TaskInfo, Trajectory
 from egoworld.models.openai_compat import OpenAICompatModel
 from egoworld.models.spec import ModelContext, create_model
-from egoworld.runner.config import RunConfig
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
 
@@ -218,7 +218,7 @@ class Recorder(Model):
         return {"backend": "test", "model": "recorder", "fail": self.fail}
 
     async def generate(self, request: Request) -> Generation:
-        from egoworld.models.base import ModelError
+        from egoworld.core.model import ModelError
 
         self.prompts[request.sample_id] = request.messages[0].text
         if self.fail and request.sample_id.endswith("s0") and request.sample_id != "a0-s0":

@@ -7,10 +7,10 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from egoworld.benchmarks.folder import load_benchmark, rehash_benchmark, save_benchmark
-from egoworld.benchmarks.schema import FrameInput, ImageInput, Media, Sample, TaskInfo, Trajectory, VideoInput
-from egoworld.common.files import InputFileError
-from egoworld.common.hashing import sha256_file
+from egoworld.core.bench_folder import load_benchmark, rehash_benchmark, save_benchmark
+from egoworld.core.files import InputFileError
+from egoworld.core.hashing import sha256_file
+from egoworld.core.schema import FrameInput, ImageInput, Media, Sample, TaskInfo, Trajectory, VideoInput
 
 TASKS = {
     "mc": TaskInfo(answer_type="choice", metric="accuracy"),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from egoworld.common.hashing import seeded_rng, sha256_file
+from egoworld.core.hashing import seeded_rng, sha256_file
 from egoworld.sim.actions import ABNORMAL, ActionConfig, new_scene, synth_action_scene
 from egoworld.sim.actions_layout import ROLES, make_action_kitchen
 from egoworld.sim.actions_vocab import KINDS

@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from egoworld.cli import app
-from egoworld.common.hashing import sha256_file
+from egoworld.core.hashing import sha256_file
 from egoworld.world.folder import find_episodes, load_episode
 
 runner = CliRunner()

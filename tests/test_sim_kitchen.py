@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.common.hashing import seeded_rng, sha256_file
+from egoworld.core.hashing import seeded_rng, sha256_file
 from egoworld.geometry.cameras import FisheyeCamera
 from egoworld.media.writer import read_video
 from egoworld.sim.catalog import CATEGORIES

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.common.hashing import sha256_file
+from egoworld.core.hashing import sha256_file
 from egoworld.geometry.equirect import FOUR_VIEWS, perspective_sampler
 from egoworld.geometry.transforms import make_transform, rotation_about
 from egoworld.media.writer import read_video

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from egoworld.runner.store import ResponseStore
+from egoworld.core.store import ResponseStore
 
 
 def test_ok_rows_are_final_and_errors_are_retried(tmp_path):

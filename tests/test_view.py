@@ -93,7 +93,7 @@ def test_review_log_is_append_only_with_undo(tmp_path) -> None:
     with pytest.raises(ValueError):
         log.decide("a", "maybe")
     log.close()
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
 
     with pytest.raises(InputFileError, match="another version"):
         ReviewLog(tmp_path / "r.sqlite", reviewer="ana", bench_hash="h2")
@@ -102,8 +102,8 @@ def test_review_log_is_append_only_with_undo(tmp_path) -> None:
 def test_bench_filter_keeps_accepted_and_records_review(world, tmp_path) -> None:
     from typer.testing import CliRunner
 
-    from egoworld.benchmarks.folder import load_benchmark
     from egoworld.cli import app
+    from egoworld.core.bench_folder import load_benchmark
     from egoworld.view.review import ReviewLog
 
     bench = load_benchmark(world["bench"])
@@ -178,7 +178,7 @@ def test_hostile_strings_are_escaped(world, tmp_path) -> None:
 
 
 def test_section_plots_get_distinct_names(tmp_path) -> None:
-    from egoworld.report.plots import section_plot_path
+    from egoworld.render.plots import section_plot_path
 
     a = section_plot_path(tmp_path, "beyond3d_cumulative", [tmp_path / "r1", tmp_path / "r2"])
     b = section_plot_path(tmp_path, "beyond3d_cumulative", [tmp_path / "r3"])

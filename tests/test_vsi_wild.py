@@ -12,15 +12,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.benchmarks.folder import Benchmark
 from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
 from egoworld.benchmarks.vsi_wild.config import BuildConfig, StreamRules
 from egoworld.benchmarks.vsi_wild.demo import synth_walks
-from egoworld.common.hashing import sha256_file
+from egoworld.core.bench_folder import Benchmark
+from egoworld.core.hashing import sha256_file
+from egoworld.core.model import Generation, Model, Request
+from egoworld.core.run_config import RunConfig
 from egoworld.geometry.equirect import FOUR_VIEWS, perspective_sampler
 from egoworld.media.writer import read_video
-from egoworld.models.base import Generation, Model, Request
-from egoworld.runner.config import RunConfig
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
 from egoworld.sim.walk import view_motion
@@ -328,7 +328,7 @@ def test_streaming_counts_per_query_time(walks: Path, tmp_path: Path) -> None:
 
 def test_frames_setting_shows_moment_and_query_images(bench: Benchmark, tmp_path: Path) -> None:
     """One question per task through the media engine: 128 sampled frames + the moment / 4 query images."""
-    from egoworld.runner.store import ResponseStore
+    from egoworld.core.store import ResponseStore
 
     cfg = RunConfig(
         bench=bench.root, model="oracle", out=tmp_path / "r", setting="frames", per_task=1, progress=False

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from egoworld.benchmarks.folder import load_benchmark
 from egoworld.benchmarks.vsi_wild.durations import probe_duration, read_durations_csv
 from egoworld.benchmarks.vsi_wild.importer import import_vsi_wild_qa
 from egoworld.benchmarks.vsi_wild.timing import duration_group, hms
 from egoworld.cli import app
-from egoworld.common.files import InputFileError
+from egoworld.core.bench_folder import load_benchmark
+from egoworld.core.files import InputFileError
 from egoworld.media.writer import VideoWriter
 
 #: minutes per video, one per duration group (one frame a minute keeps the files tiny)
@@ -100,8 +100,8 @@ def test_official_questions_get_durations_and_the_report_groups_them(
     )
     assert [s.metadata for s in load_benchmark(other).samples] == [s.metadata for s in bench.samples]
 
+    from egoworld.core.run_config import RunConfig
     from egoworld.report.build import build_report
-    from egoworld.runner.config import RunConfig
     from egoworld.runner.run import run_benchmark
 
     run = tmp_path / "run"

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER, cut_views, render_view, view_samplers
-from egoworld.common.files import InputFileError
+from egoworld.core.files import InputFileError
 from egoworld.geometry.equirect import perspective_sampler
 from egoworld.geometry.transforms import make_transform, rotation_about
 from egoworld.media.writer import VideoWriter, read_video

@@ -11,9 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from egoworld.benchmarks.folder import save_benchmark
-from egoworld.benchmarks.schema import FrameInput, ImageInput, Media, Sample, TaskInfo, Trajectory, VideoInput
-from egoworld.models.base import Generation, Model, Request
+from egoworld.core.bench_folder import save_benchmark
+from egoworld.core.model import Generation, Model, Request
+from egoworld.core.schema import FrameInput, ImageInput, Media, Sample, TaskInfo, Trajectory, VideoInput
 
 DIRECTIONS = ("front-left", "front-right", "back-left", "back-right")
 XSS = "<script>window.__xss=1</script>"
@@ -113,7 +113,7 @@ class Scripted(Model):
 
 
 def run_model(bench: Path, out: Path, model: str, *, scripted: Scripted | None = None, **kw) -> Path:
-    from egoworld.runner.config import RunConfig
+    from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
 

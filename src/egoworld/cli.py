@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from egoworld import __version__
+from egoworld.core.errors import EXIT_BAD_INPUT, EXIT_INCOMPLETE, fail
 
 app = typer.Typer(
     help="egoworld — build, run, score and report benchmarks of world-state tracking for vision-language "
@@ -42,13 +43,6 @@ EXTENSIONS = (
 )
 
 console = Console(stderr=True)
-EXIT_BAD_INPUT = 2
-EXIT_INCOMPLETE = 3
-
-
-def _fail(exc: BaseException) -> None:
-    console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-    raise typer.Exit(EXIT_BAD_INPUT)
 
 
 def _version(value: bool) -> None:
@@ -95,7 +89,7 @@ def import_vsi_wild_qa(
     or probed from the videos) add the paper's duration groups (0–10 … 120+ minutes) to the report.
     """
     from egoworld.benchmarks.vsi_wild.importer import import_vsi_wild_qa as do_import
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
 
     try:
         if durations is not None and probe_durations:
@@ -121,7 +115,7 @@ def import_vsi_wild_qa(
                 origin = "probed with PyAV"
             bench = add_durations(out, table, origin)
     except (InputFileError, ValueError) as exc:
-        _fail(exc)
+        fail(exc)
     counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
     console.print(f"wrote {out}: {len(bench.samples)} samples ({counts})")
 
@@ -129,13 +123,13 @@ def import_vsi_wild_qa(
 @bench_app.command("check")
 def bench_check(folder: Annotated[Path, typer.Argument(help="Benchmark folder.")]) -> None:
     """Validate a benchmark folder and print its tasks and answer balance."""
-    from egoworld.benchmarks.folder import load_benchmark
-    from egoworld.common.files import InputFileError
+    from egoworld.core.bench_folder import load_benchmark
+    from egoworld.core.files import InputFileError
 
     try:
         bench = load_benchmark(folder)
     except (InputFileError, ValueError) as exc:
-        _fail(exc)
+        fail(exc)
     m = bench.manifest
     print(f"{m.name} v{m.version}: {len(bench.samples)} samples, hash {bench.hash[:12]}")
     for line in bench.media_roots.describe():
@@ -149,13 +143,13 @@ def bench_check(folder: Annotated[Path, typer.Argument(help="Benchmark folder.")
 @bench_app.command("rehash")
 def bench_rehash(folder: Annotated[Path, typer.Argument(help="Benchmark folder.")]) -> None:
     """Accept hand edits of samples.jsonl: validate it and rewrite the manifest's counts and hash."""
-    from egoworld.benchmarks.folder import rehash_benchmark
-    from egoworld.common.files import InputFileError
+    from egoworld.core.bench_folder import rehash_benchmark
+    from egoworld.core.files import InputFileError
 
     try:
         manifest = rehash_benchmark(folder)
     except (InputFileError, ValueError) as exc:
-        _fail(exc)
+        fail(exc)
     console.print(f"{folder}: manifest updated ({sum(manifest.counts.values())} samples)")
 
 
@@ -206,7 +200,7 @@ def doctor(
         if frames is not None and frames < 1:
             raise ValueError(f"--frames must be at least 1, got {frames}")
     except ValueError as exc:
-        _fail(exc)
+        fail(exc)
     report = check_server(
         base_url,
         model,
@@ -316,9 +310,9 @@ def run(
     prompt, the media and the order. A rerun of the same command skips what is done and retries what
     failed. Exit code 3 means some requests still failed (rerun to retry them).
     """
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
+    from egoworld.core.run_config import RunConfig
     from egoworld.models.spec import model_args_with_flags
-    from egoworld.runner.config import RunConfig
     from egoworld.runner.run import run_benchmark
 
     try:
@@ -357,7 +351,7 @@ def run(
         )
         summary = run_benchmark(cfg)
     except (InputFileError, ValueError, RuntimeError) as exc:
-        _fail(exc)
+        fail(exc)
     console.print(summary.line())
     print_error_reasons(out)
     if summary.errors or summary.blocked:
@@ -384,8 +378,8 @@ def score(
     A run imported from another harness's log also gets reference_score per row and reference_agreement.
 
     Example: egoworld score runs/qwen --scoring official"""
-    from egoworld.common.files import InputFileError
-    from egoworld.report.tables import reference_line, summary_line
+    from egoworld.core.files import InputFileError
+    from egoworld.render.tables import reference_line, summary_line
     from egoworld.scoring.score import score_run
 
     try:
@@ -393,14 +387,14 @@ def score(
             run_dir, bench_dir=bench, options={"judge": judge} if judge else None, scoring=scoring
         )
     except (InputFileError, ValueError, FileNotFoundError, RuntimeError) as exc:
-        _fail(exc)
+        fail(exc)
     print(summary_line(summary))
     if (agreement := summary.get("reference_agreement")) is not None:
         print(reference_line(agreement))
     if summary.get("errors"):
-        from egoworld.common.files import iter_jsonl
-        from egoworld.common.progress import format_reasons, top_reasons
-        from egoworld.scoring.score import SCORES_JSONL
+        from egoworld.core.files import iter_jsonl
+        from egoworld.core.progress import format_reasons, top_reasons
+        from egoworld.core.run_config import SCORES_JSONL
 
         failed = [
             r.get("error") or "" for _, r in iter_jsonl(run_dir / SCORES_JSONL) if r.get("status") == "error"
@@ -445,13 +439,13 @@ def report(
     ],
 ) -> None:
     """Make the paper's tables, Shuffle24 diagnostics, plots and a static HTML report from run folders."""
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
     from egoworld.report.build import build_report
 
     try:
         index = build_report(run_dirs, out)
     except (InputFileError, ValueError, FileNotFoundError) as exc:
-        _fail(exc)
+        fail(exc)
     console.print(f"report: {index}")
 
 
@@ -481,14 +475,14 @@ def demo(
     the official VSI-Super-Wild questions text-only with Shuffle24; Beyond3D built from synthetic kitchens
     in all three settings; VSI-Super-Wild built from a synthetic walk; EXPLORE-Bench built from synthetic
     action scenes. One report covers every run."""
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
     from egoworld.demo import run_demo
 
     chosen = tuple(p.strip() for p in parts.split(",") if p.strip()) if parts else None
     try:
         index = run_demo(out=out, data=data, per_task=per_task, parts=chosen)
     except (InputFileError, ValueError, FileNotFoundError) as exc:
-        _fail(exc)
+        fail(exc)
     console.print(f"demo report: {index}")
     console.print(
         f"look at every sample in the browser: egoworld view {out}", highlight=False, soft_wrap=True
@@ -497,9 +491,9 @@ def demo(
 
 def print_error_reasons(run_dir: Path) -> None:
     """After a run: the most frequent reasons of the requests that still fail (nothing when none do)."""
-    from egoworld.common.progress import format_reasons, top_reasons
-    from egoworld.runner.config import STORE_FILE
-    from egoworld.runner.store import ResponseStore
+    from egoworld.core.progress import format_reasons, top_reasons
+    from egoworld.core.run_config import STORE_FILE
+    from egoworld.core.store import ResponseStore
 
     if not (run_dir / STORE_FILE).is_file():
         return
@@ -552,8 +546,8 @@ def main() -> None:
     """Console-script entry point."""
     import sqlite3
 
-    from egoworld.common.failures import explain_failure
-    from egoworld.common.files import InputFileError
+    from egoworld.core.failures import explain_failure
+    from egoworld.core.files import InputFileError
 
     sys.argv[1:] = spread_model_args(sys.argv[1:])
     try:

@@ -21,10 +21,10 @@ from pathlib import Path
 from rich.console import Console
 
 from egoworld.benchmarks.vsi_wild.importer import import_vsi_wild_qa
-from egoworld.common.files import InputFileError
+from egoworld.core.files import InputFileError
+from egoworld.core.run_config import RunConfig
+from egoworld.render.tables import summary_line
 from egoworld.report.build import build_report
-from egoworld.report.tables import summary_line
-from egoworld.runner.config import RunConfig
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
 

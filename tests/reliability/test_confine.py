@@ -1,7 +1,7 @@
 """Class 1: media paths never escape the benchmark folder (or the roots its manifest declares).
 
 Every hostile path is refused before a byte of it is read: ``bench check``, ``run`` (any setting), the
-EXPLORE driver and the builders share one rule (`egoworld.media.confine`). Importers refuse ids that would
+EXPLORE driver and the builders share one rule (`egoworld.core.confine`). Importers refuse ids that would
 become paths outside their ``--out``.
 """
 
@@ -120,8 +120,8 @@ def test_run_refuses_before_sending_anything(tmp_path, outside, server, setting)
 
 def test_the_resolver_refuses_a_link_swapped_after_loading(tmp_path, outside):
     """Time of check vs time of use: the path is checked again where the media engine reads it."""
-    from egoworld.benchmarks.folder import load_benchmark
-    from egoworld.media.confine import MediaOutsideError
+    from egoworld.core.bench_folder import load_benchmark
+    from egoworld.core.confine import MediaOutsideError
 
     bench = tmp_path / "bench"
     (bench / "images").mkdir(parents=True)
@@ -138,8 +138,8 @@ def test_the_resolver_refuses_a_link_swapped_after_loading(tmp_path, outside):
 def test_inside_media_and_declared_links_are_still_read(tmp_path, server):
     """The rule is not "refuse everything": media inside the folder and behind a declared link is sent."""
     from conftest import secret_png
-    from egoworld.benchmarks.folder import save_benchmark
-    from egoworld.benchmarks.schema import ImageInput, Media, Sample, TaskInfo
+    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.schema import ImageInput, Media, Sample, TaskInfo
     from egoworld.media.testvideo import write_counter_video
 
     shared = tmp_path / "shared-videos"
@@ -162,9 +162,9 @@ def test_inside_media_and_declared_links_are_still_read(tmp_path, server):
 
 
 def test_save_benchmark_refuses_a_builder_that_points_outside(tmp_path, outside):
-    from egoworld.benchmarks.folder import save_benchmark
-    from egoworld.benchmarks.schema import ImageInput, Media, Sample, TaskInfo
-    from egoworld.media.confine import MediaOutsideError
+    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.confine import MediaOutsideError
+    from egoworld.core.schema import ImageInput, Media, Sample, TaskInfo
 
     sample = Sample(
         id="q0", benchmark="toy", task="MC", question="Q?", answer_type="choice", choices=("a", "b"), answer=0,
@@ -305,8 +305,8 @@ def _swap_to_outside(link: Path, target: Path) -> None:
 
 def test_score_and_rerun_refuse_a_benchmark_whose_media_now_points_outside(tmp_path, outside, server):
     from conftest import secret_png
-    from egoworld.benchmarks.folder import save_benchmark
-    from egoworld.benchmarks.schema import ImageInput, Media, Sample, TaskInfo
+    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.schema import ImageInput, Media, Sample, TaskInfo
 
     bench = tmp_path / "bench"
     (bench / "images").mkdir(parents=True)

@@ -48,7 +48,7 @@ def _explore_summary(label: str) -> dict:
 
 def test_explore_report_section_escapes_the_judge_label(tmp_path):
     """The audit's case: the judge label went into index.html as raw HTML."""
-    from egoworld.benchmarks.registry import plugin_for
+    from egoworld.core.plugin import plugin_for
 
     sections = plugin_for("explore").report_sections([_explore_summary(EVIL)], [tmp_path], ["m"], tmp_path)
     assert sections

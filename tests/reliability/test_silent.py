@@ -146,9 +146,9 @@ def test_builder_refuses_a_zero_byte_video(tmp_path):
 
 
 def test_builder_refuses_a_missing_image(tmp_path):
-    from egoworld.benchmarks.folder import save_benchmark
-    from egoworld.benchmarks.schema import ImageInput, Media, Sample, TaskInfo
-    from egoworld.common.files import InputFileError
+    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.files import InputFileError
+    from egoworld.core.schema import ImageInput, Media, Sample, TaskInfo
 
     (tmp_path / "b" / "images").mkdir(parents=True)
     s = Sample(

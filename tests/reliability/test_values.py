@@ -1,6 +1,6 @@
 """Class 2: impossible values are refused at the door, naming file, line and field.
 
-One validated numeric type (`egoworld.common.numbers`) serves the sample schema, the world loaders and the
+One validated numeric type (`egoworld.core.numbers`) serves the sample schema, the world loaders and the
 importers: no float→int truncation, no boolean as a number, no negative counts, no NaN / ±Infinity / huge
 integers, and nothing egoworld writes is ever non-JSON (``Infinity``).
 """
@@ -136,7 +136,7 @@ def test_world_show_refuses_non_finite_numbers_in_episode_files(tmp_path):
 
 def test_no_writer_produces_non_json_infinity(tmp_path):
     """Belt and braces: `write_json` refuses NaN / Infinity instead of writing a file no reader accepts."""
-    from egoworld.common.files import write_json
+    from egoworld.core.files import write_json
 
     with pytest.raises(ValueError, match="not JSON compliant"):
         write_json(tmp_path / "x.json", {"duration_s": float("inf")})
@@ -144,7 +144,7 @@ def test_no_writer_produces_non_json_infinity(tmp_path):
 
 
 def test_the_numeric_rule_in_one_place():
-    from egoworld.common.numbers import check_number, parse_number, strict_loads
+    from egoworld.core.numbers import check_number, parse_number, strict_loads
 
     assert check_number(3.0, kind="int") == 3 and isinstance(check_number(3.0, kind="int"), int)
     assert parse_number(" 2.5 ") == 2.5

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from egoworld.common.numbers import Finite, PositiveCount, PositiveFloat
+from egoworld.core.numbers import Finite, PositiveCount, PositiveFloat
 
 F64 = NDArray[np.float64]
 BoolArr = NDArray[np.bool_]

@@ -23,7 +23,7 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
         raise typer.Exit(2)
 
     def errors() -> tuple[type[BaseException], ...]:
-        from egoworld.common.files import InputFileError
+        from egoworld.core.files import InputFileError
 
         return (InputFileError, ValueError, FileNotFoundError)
 

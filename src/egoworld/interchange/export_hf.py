@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from egoworld.benchmarks.folder import MANIFEST, Benchmark, load_benchmark
-from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, atomic_open
-from egoworld.common.hashing import canonical_json
+from egoworld.core.bench_folder import MANIFEST, Benchmark, load_benchmark
+from egoworld.core.files import InputFileError, atomic_open
+from egoworld.core.hashing import canonical_json
+from egoworld.core.schema import Sample
 
 SPLIT = "test"
 DATA_DIR = "data"

@@ -15,15 +15,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from egoworld.benchmarks.folder import Benchmark, load_benchmark
-from egoworld.benchmarks.registry import plugin_for
-from egoworld.common.files import InputFileError, read_json
-from egoworld.common.hashing import canonical_json, sha256_json
-from egoworld.models.base import ImagePart, VideoPart
-from egoworld.runner.config import RUN_MANIFEST, STORE_FILE
+from egoworld.core.bench_folder import Benchmark, load_benchmark
+from egoworld.core.files import InputFileError, read_json
+from egoworld.core.hashing import canonical_json, sha256_json
+from egoworld.core.model import ImagePart, VideoPart
+from egoworld.core.permutations import parse_permutation_id
+from egoworld.core.plugin import plugin_for
+from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE
+from egoworld.core.store import ResponseStore
 from egoworld.runner.inputs import InputSettings, open_inputs
-from egoworld.runner.permutations import parse_permutation_id
-from egoworld.runner.store import ResponseStore
 
 
 def _iso(ts: float | None) -> str:
@@ -78,8 +78,8 @@ def export_inspect(
     )
     from inspect_ai.scorer import Score
 
+    from egoworld.core.run_config import SCORES_JSON
     from egoworld.interchange.export_parquet import run_rows
-    from egoworld.scoring.score import SCORES_JSON
 
     run_dir, out = Path(run_dir), Path(out)
     if out.suffix not in (".eval", ".json"):

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from egoworld.benchmarks.folder import MANIFEST, load_benchmark
-from egoworld.benchmarks.registry import plugin_for
-from egoworld.common.files import InputFileError, atomic_open, write_jsonl
+from egoworld.core.bench_folder import MANIFEST, load_benchmark
+from egoworld.core.files import InputFileError, atomic_open, write_jsonl
+from egoworld.core.plugin import plugin_for
 from egoworld.interchange.lmms_eval_bridge import METRIC
 from egoworld.runner.inputs import SETTINGS, InputSettings
 

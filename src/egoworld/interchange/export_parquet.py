@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from egoworld.common.files import iter_jsonl, read_json
-from egoworld.common.hashing import canonical_json
-from egoworld.runner.config import RUN_MANIFEST
+from egoworld.core.files import iter_jsonl, read_json
+from egoworld.core.hashing import canonical_json
+from egoworld.core.run_config import RUN_MANIFEST
 
 SCORES_JSONL = "scores.jsonl"
 ALWAYS_JSON = ("pred", "gold")

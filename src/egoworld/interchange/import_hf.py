@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from egoworld.benchmarks.folder import MANIFEST, Benchmark, load_benchmark
-from egoworld.benchmarks.schema import Manifest, Sample
-from egoworld.common.files import InputFileError, explain_validation, read_json, write_jsonl
-from egoworld.common.hashing import sha256_file
+from egoworld.core.bench_folder import MANIFEST, Benchmark, load_benchmark
+from egoworld.core.files import InputFileError, explain_validation, read_json, write_jsonl
+from egoworld.core.hashing import sha256_file
+from egoworld.core.schema import Manifest, Sample
 from egoworld.interchange.export_hf import DATA_DIR, MANIFEST_COPY, MEDIA_DIR
 
 

@@ -10,13 +10,13 @@ import io
 from pathlib import Path
 from typing import Any
 
-from egoworld.benchmarks.folder import Benchmark, load_benchmark
-from egoworld.benchmarks.registry import plugin_for
-from egoworld.benchmarks.schema import Sample
-from egoworld.models.base import ImagePart
+from egoworld.core.bench_folder import Benchmark, load_benchmark
+from egoworld.core.model import ImagePart
+from egoworld.core.permutations import permutation_id
+from egoworld.core.plugin import plugin_for
+from egoworld.core.schema import Sample
+from egoworld.core.store import ResponseRow
 from egoworld.runner.inputs import InputSettings, MediaInputs, open_inputs
-from egoworld.runner.permutations import permutation_id
-from egoworld.runner.store import ResponseRow
 
 #: the metric an exported task reports (the question's score, 0–1, as `egoworld score` computes it)
 METRIC = "egoworld_score"

@@ -18,19 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from egoworld import __version__
-from egoworld.benchmarks.folder import Benchmark, load_benchmark, save_benchmark
-from egoworld.benchmarks.registry import plugin_for
-from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, iter_jsonl, read_json, write_json, write_jsonl
-from egoworld.common.hashing import sha256_file
+from egoworld.core.bench_folder import Benchmark, load_benchmark, save_benchmark
+from egoworld.core.files import InputFileError, iter_jsonl, read_json, write_json, write_jsonl
+from egoworld.core.hashing import sha256_file
+from egoworld.core.keys import request_key
+from egoworld.core.model import Message, TextPart
+from egoworld.core.permutations import permutation_id
+from egoworld.core.plan import plan_items
+from egoworld.core.plugin import plugin_for
+from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE
+from egoworld.core.schema import Sample
+from egoworld.core.store import ResponseStore
 from egoworld.interchange.export_lmms_eval import BENCH_DIR, DOCS, EXPORT_INFO
 from egoworld.interchange.lmms_eval_bridge import METRIC
-from egoworld.models.base import Message, TextPart
-from egoworld.runner.config import RUN_MANIFEST, STORE_FILE
-from egoworld.runner.keys import request_key
-from egoworld.runner.permutations import permutation_id
-from egoworld.runner.run import plan_items
-from egoworld.runner.store import ResponseStore
 
 REFERENCE_FILE = "reference.jsonl"
 BEYOND3D, VSI_WILD, EGOWORLD = "beyond3d", "vsi_wild", "egoworld"

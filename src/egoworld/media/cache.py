@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from egoworld.common.hashing import sha256_file
+from egoworld.core.hashing import sha256_file
 from egoworld.media.stats import STATS
 
 CACHE_ENV = "EGOWORLD_CACHE"

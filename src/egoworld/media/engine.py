@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from egoworld.common.hashing import sha256_json
+from egoworld.core.hashing import sha256_json
 from egoworld.media.cache import FrameCache
 from egoworld.media.decoder import DecodeStats
 from egoworld.media.encode import encode_image, image_file, png_pixels
@@ -51,7 +51,7 @@ class Encoded:
     size: int = 0
 
 
-class _Memo:
+class Memo:
     """A small thread-safe LRU map."""
 
     def __init__(self, size: int):
@@ -89,8 +89,8 @@ class MediaEngine:
     def __init__(self, cache: FrameCache, *, workers: int | None = None, memo_size: int = 8192):
         self.cache = cache
         self.workers = workers
-        self._videos = _Memo(256)
-        self._encoded = _Memo(memo_size)
+        self._videos = Memo(256)
+        self._encoded = Memo(memo_size)
         self._locks = [threading.Lock() for _ in range(_STRIPES)]
 
     # -- videos -------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from egoworld.common.files import InputFileError
+from egoworld.core.files import InputFileError
 
 
 class MediaError(InputFileError):

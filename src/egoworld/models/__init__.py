@@ -1,16 +1,1 @@
-"""Model backends behind one small async interface (see `egoworld.models.base`)."""
-
-from egoworld.models.base import Generation, ImagePart, Message, Model, ModelError, Request, TextPart
-from egoworld.models.spec import available_backends, create_model
-
-__all__ = [
-    "Generation",
-    "ImagePart",
-    "Message",
-    "Model",
-    "ModelError",
-    "Request",
-    "TextPart",
-    "available_backends",
-    "create_model",
-]
+"""Model backends behind the one small async interface of `egoworld.core.model` (requests in, generations out)."""

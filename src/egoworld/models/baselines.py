@@ -10,10 +10,10 @@ import statistics
 from collections import Counter
 from typing import Any
 
-from egoworld.benchmarks.folder import Benchmark
-from egoworld.common.hashing import seeded_rng, sha256_json
-from egoworld.models.base import Generation, Model, ModelError, Request
-from egoworld.scoring.extract import letters_for
+from egoworld.core.bench_folder import Benchmark
+from egoworld.core.hashing import seeded_rng, sha256_json
+from egoworld.core.letters import letters_for
+from egoworld.core.model import Generation, Model, ModelError, Request
 
 DEFAULT_INT_RANGE = (0, 20)
 

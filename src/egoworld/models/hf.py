@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from egoworld.models.base import (
+from egoworld.core.model import (
     EncodedMediaCache,
     Generation,
     ImagePart,

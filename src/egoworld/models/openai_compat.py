@@ -15,8 +15,8 @@ from typing import Any
 
 import httpx
 
-from egoworld.common.hashing import seeded_rng
-from egoworld.models.base import (
+from egoworld.core.hashing import seeded_rng
+from egoworld.core.model import (
     EncodedMediaCache,
     Generation,
     ImagePart,

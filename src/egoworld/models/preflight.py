@@ -11,7 +11,7 @@ import os
 
 import httpx
 
-from egoworld.models.base import ModelUnavailable
+from egoworld.core.model import ModelUnavailable
 
 
 class ServerUnreachable(ModelUnavailable):

@@ -79,8 +79,8 @@ def frame_images(shape: RunShape, image_format: str | None = None) -> list[bytes
 
 def request_body(model: str | None, shape: RunShape, images: list[bytes], max_tokens: int) -> bytes:
     """The chat request as `egoworld run` sends it (images first, then the question)."""
+    from egoworld.core.model import ImagePart, Message, TextPart
     from egoworld.media.formats import parse_image_format
-    from egoworld.models.base import ImagePart, Message, TextPart
     from egoworld.models.openai_compat import encode_message
 
     mime = parse_image_format(shape.image_format).mime

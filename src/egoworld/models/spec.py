@@ -10,8 +10,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from egoworld.benchmarks.folder import Benchmark, load_benchmark
-from egoworld.models.base import Model
+from egoworld.core.bench_folder import Benchmark, load_benchmark
+from egoworld.core.model import Model
 from egoworld.models.baselines import DEFAULT_INT_RANGE, OracleModel, PriorModel, RandomModel
 
 Factory = Callable[[str, dict[str, str], "ModelContext"], Model]

@@ -10,25 +10,14 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from egoworld.benchmarks.folder import load_benchmark
-from egoworld.benchmarks.registry import plugin_for
-from egoworld.common.files import InputFileError, iter_jsonl, read_json_object, write_json, write_text
-from egoworld.report import html, plots, tables
+from egoworld.core.bench_folder import load_benchmark
+from egoworld.core.files import InputFileError, iter_jsonl, read_json_object, write_json, write_text
+from egoworld.core.letters import letters_for
+from egoworld.core.plugin import plugin_for
+from egoworld.core.run_config import RUN_MANIFEST, SCORES_JSONL
+from egoworld.render import html, plots, tables
 from egoworld.report.sample_pages import write_section_pages
-from egoworld.runner.config import RUN_MANIFEST, STORE_FILE
-from egoworld.scoring.extract import letters_for
-from egoworld.scoring.score import SCORES_JSON, SCORES_JSONL, score_run
-
-
-def _ensure_scored(run_dir: Path) -> dict[str, Any]:
-    if not (run_dir / RUN_MANIFEST).is_file():
-        raise InputFileError(
-            f"{run_dir}: not a run folder (no {RUN_MANIFEST}); pass folders made by `egoworld run`"
-        )
-    scores, store = run_dir / SCORES_JSON, run_dir / STORE_FILE
-    if not scores.is_file() or (store.is_file() and store.stat().st_mtime > scores.stat().st_mtime):
-        return score_run(run_dir)
-    return read_json_object(scores)
+from egoworld.scoring.score import ensure_scored
 
 
 def _slug(text: str) -> str:
@@ -83,7 +72,7 @@ def build_report(run_dirs: list[Path], out: Path) -> Path:
     runs = []
     for rd in run_dirs:
         rd = Path(rd)
-        summary = _ensure_scored(rd)
+        summary = ensure_scored(rd)
         runs.append((rd, summary, read_json_object(rd / RUN_MANIFEST)))
     # one section per benchmark folder (two builds of one benchmark are different tables)
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)

@@ -12,7 +12,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from egoworld.common.files import write_text
+from egoworld.core.files import write_text
 from egoworld.view.detail import gold_text, query_time, run_detail
 from egoworld.view.workspace import BenchView, Workspace, slug
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from egoworld.models.base import Generation, ImagePart, Model, ModelError, Request, VideoPart
+from egoworld.core.model import Generation, ImagePart, Model, ModelError, Request, VideoPart
 
 
 def media_bytes(request: Request) -> int:

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from egoworld.benchmarks.folder import Benchmark
-from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError
+from egoworld.core.bench_folder import Benchmark
+from egoworld.core.files import InputFileError
+from egoworld.core.model import Part
+from egoworld.core.schema import Sample
 from egoworld.media.formats import canonical_image_format
-from egoworld.models.base import Part
 
 SETTINGS = ("text", "frames", "last-frame")
 
@@ -114,7 +114,7 @@ def open_inputs(bench: Benchmark, settings: InputSettings) -> MediaInputs:
     if settings.setting not in SETTINGS:
         raise ValueError(f"unknown setting {settings.setting!r} (known: {', '.join(SETTINGS)})")
     try:
-        module = importlib.import_module("egoworld.media.inputs")
+        module = importlib.import_module("egoworld.runner.media_inputs")
     except ModuleNotFoundError as exc:
         raise RuntimeError(
             f"setting {settings.setting!r} needs the media engine (egoworld.media with PyAV): "

@@ -2,7 +2,7 @@
 
 The driver plans the work, groups items into shards (by clip, so each worker reads a video's media once
 through the shared media cache; by trajectory when later steps need earlier answers), and submits one Ray
-task per shard. Each task builds the requests and calls the model in its worker — the same `_Runner` code as
+task per shard. Each task builds the requests and calls the model in its worker — the same `Runner` code as
 the in-process run — and returns the rows; the driver writes them into the one response store as shards
 finish. Killing the driver loses only unfinished shards; rerunning the command resumes from the store.
 
@@ -16,13 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from egoworld.benchmarks.folder import Benchmark, load_benchmark
-from egoworld.models.base import Model
+from egoworld.core.bench_folder import Benchmark, load_benchmark
+from egoworld.core.model import Model
+from egoworld.core.pool import ensure_ray
+from egoworld.core.run_config import RunConfig
+from egoworld.core.store import ResponseRow
 from egoworld.models.spec import ModelContext, create_model
-from egoworld.runner.config import RunConfig
-from egoworld.runner.executor import ensure_ray
 from egoworld.runner.inputs import InputSettings, open_inputs
-from egoworld.runner.store import ResponseRow
 
 DEFAULT_SHARD_SIZE = 64
 
@@ -89,7 +89,7 @@ def run_shard(
     cfg: RunConfig, items: list[Any], done: dict[str, str | None], model: Model | None
 ) -> dict[str, Any]:
     """Worker side: run ``items`` with the in-process runner code and return the store writes and counts."""
-    from egoworld.runner.run import RunSummary, _Runner
+    from egoworld.runner.run import Runner, RunSummary
 
     key = str(cfg.bench)
     bench = _BENCH_CACHE.get(key) or _BENCH_CACHE.setdefault(key, load_benchmark(cfg.bench))
@@ -99,7 +99,7 @@ def run_shard(
     inputs = open_inputs(bench, InputSettings.from_config(cfg))
     sink = RowSink(done)
     summary = RunSummary(out=cfg.out, planned=len(items))
-    runner = _Runner(cfg, bench, model, sink, inputs)  # type: ignore[arg-type]
+    runner = Runner(cfg, bench, model, sink, inputs)  # type: ignore[arg-type]
 
     async def go() -> None:
         try:

@@ -17,39 +17,26 @@ from pathlib import Path
 from typing import Any
 
 from egoworld import __version__
-from egoworld.benchmarks.folder import Benchmark, load_benchmark
-from egoworld.benchmarks.registry import plugin_for
-from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, read_json_object, write_json, write_json_or_in_place
-from egoworld.common.hashing import sha256_json
-from egoworld.common.secrets import redact
-from egoworld.models.base import Message, Model, Request, TextPart
+from egoworld.core.bench_folder import Benchmark, load_benchmark
+from egoworld.core.files import InputFileError, read_json_object, write_json, write_json_or_in_place
+from egoworld.core.hashing import sha256_json
+from egoworld.core.history import HISTORY_MODES
+from egoworld.core.keys import request_key
+from egoworld.core.lock import folder_lock
+from egoworld.core.model import Message, Model, Request, TextPart
+from egoworld.core.permutations import parse_mode, permutation_id
+from egoworld.core.plan import Item, ItemId, plan_items, select_samples
+from egoworld.core.plugin import plugin_for
+from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE, RunConfig, check_resumable, config_dict
+from egoworld.core.schema import Sample
+from egoworld.core.secrets import redact
+from egoworld.core.store import ResponseStore
 from egoworld.models.preflight import served_model_warning
 from egoworld.models.spec import ModelContext, create_model
 from egoworld.runner.call import call_and_store
-from egoworld.runner.config import RUN_MANIFEST, STORE_FILE, RunConfig, check_resumable, config_dict
 from egoworld.runner.config_file import recorded_command
-from egoworld.runner.history import HISTORY_MODES
 from egoworld.runner.inputs import InputSettings, MediaInputs, check_media, open_inputs
-from egoworld.runner.keys import request_key
-from egoworld.runner.lock import folder_lock
-from egoworld.runner.permutations import Permutation, orders_for, parse_mode, permutation_id
-from egoworld.runner.store import ResponseStore
 from egoworld.scoring.extract import extract_answer
-
-ItemId = tuple[str, str, int]  # (sample id, permutation id, epoch)
-
-
-@dataclass
-class Item:
-    sample: Sample
-    perm: Permutation | None
-    epoch: int
-    deps: list[ItemId] = field(default_factory=list)
-
-    @property
-    def id(self) -> ItemId:
-        return (self.sample.id, permutation_id(self.perm), self.epoch)
 
 
 @dataclass
@@ -92,58 +79,7 @@ class RunSummary:
         return {"requests_sent": self.called, "mean": mean, "max": self.media_bytes_max}
 
 
-def select_samples(
-    bench: Benchmark, tasks: list[str] | None, limit: int | None, per_task: int | None
-) -> list[Sample]:
-    """Samples in file order filtered by task, capped per task and in total; trajectory steps bring the steps
-    they depend on."""
-    if tasks:
-        unknown = sorted(set(tasks) - set(bench.tasks()))
-        if unknown:
-            raise ValueError(f"--tasks: {unknown} not in this benchmark (tasks: {', '.join(bench.tasks())})")
-    chosen: list[Sample] = []
-    per: dict[str, int] = {}
-    for s in bench.samples:
-        if tasks and s.task not in tasks:
-            continue
-        if per_task is not None and per.get(s.task, 0) >= per_task:
-            continue
-        if limit is not None and len(chosen) >= limit:
-            break
-        per[s.task] = per.get(s.task, 0) + 1
-        chosen.append(s)
-    ids = {s.id for s in chosen}
-    needed = set()
-    for s in chosen:
-        stack = list(s.trajectory.depends_on) if s.trajectory else []
-        while stack:
-            d = stack.pop()
-            if d not in ids and d not in needed:
-                needed.add(d)
-                dep = bench.sample(d)
-                stack.extend(dep.trajectory.depends_on if dep.trajectory else ())
-    if needed:
-        chosen = [s for s in bench.samples if s.id in ids or s.id in needed]
-    return chosen
-
-
-def plan_items(samples: list[Sample], mode: str | int, seed: int, epochs: int, history: str) -> list[Item]:
-    orders = {s.id: orders_for(len(s.choices) if s.choices else None, mode, seed, s.id) for s in samples}
-    items = []
-    for s in samples:
-        for perm in orders[s.id]:
-            for epoch in range(epochs):
-                item = Item(sample=s, perm=perm, epoch=epoch)
-                if history == "pred" and s.trajectory:
-                    for d in s.trajectory.depends_on:
-                        pid = permutation_id(perm)
-                        dep_pids = [permutation_id(p) for p in orders[d]]
-                        item.deps.append((d, pid if pid in dep_pids else dep_pids[0], epoch))
-                items.append(item)
-    return items
-
-
-class _Runner:
+class Runner:
     def __init__(
         self, cfg: RunConfig, bench: Benchmark, model: Model, store: ResponseStore, inputs: MediaInputs
     ):
@@ -403,7 +339,7 @@ def _run_locked(
             else:
                 inputs = open_inputs(bench, settings)
                 try:
-                    runner = _Runner(cfg, bench, model, store, inputs)
+                    runner = Runner(cfg, bench, model, store, inputs)
                     asyncio.run(_drive(runner, items, summary, cfg.progress, resumed=previous))
                 finally:
                     inputs.close()
@@ -437,8 +373,8 @@ def mark_failed(out: Path, manifest: dict[str, Any], exc: BaseException) -> None
 
 
 def _progress_bar(enabled: bool):
-    """A bar on a terminal; plain progress lines when stderr is a log file (see `egoworld.common.progress`)."""
-    from egoworld.common.progress import progress_bar
+    """A bar on a terminal; plain progress lines when stderr is a log file (see `egoworld.core.progress`)."""
+    from egoworld.core.progress import progress_bar
 
     return progress_bar(enabled)
 
@@ -467,7 +403,7 @@ def _drive_ray(
 
 
 async def _drive(
-    runner: _Runner, items: list[Item], summary: RunSummary, progress: bool, resumed: bool
+    runner: Runner, items: list[Item], summary: RunSummary, progress: bool, resumed: bool
 ) -> None:
     try:
         if not progress:

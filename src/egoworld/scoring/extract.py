@@ -155,13 +155,6 @@ class _Ctx:
     stmts: tuple[_Stmt, ...]
 
 
-def letters_for(n: int) -> list[str]:
-    """Option letters for ``n`` choices: ["A", "B", ...] (n <= 26)."""
-    if not 0 <= n <= 26:
-        raise ValueError(f"cannot letter {n} choices (at most 26)")
-    return [chr(ord("A") + i) for i in range(n)]
-
-
 def _split_reasoning(text: str) -> tuple[str, str]:
     """Return (the text outside reasoning blocks, the text inside them)."""
     thoughts = [m.group(2) for m in _BLOCK.finditer(text)]

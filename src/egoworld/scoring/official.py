@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from egoworld.benchmarks.schema import Sample, TimePointAnswer
+from egoworld.core.schema import Sample, TimePointAnswer
 from egoworld.metrics.mra import mra_linear
 from egoworld.scoring.timepoint import TimePoint, parsed_ok, score_time_point
 

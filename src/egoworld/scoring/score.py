@@ -17,10 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from egoworld.benchmarks.folder import Benchmark, load_benchmark
-from egoworld.benchmarks.registry import plugin_for
-from egoworld.benchmarks.schema import Sample, TimePointAnswer
-from egoworld.common.files import (
+from egoworld.core.bench_folder import Benchmark, load_benchmark
+from egoworld.core.files import (
     InputFileError,
     iter_jsonl,
     json_body,
@@ -28,22 +26,21 @@ from egoworld.common.files import (
     read_json_object,
     write_file_set,
 )
+from egoworld.core.permutations import all_orders, order_index, parse_mode, permutation_id
+from egoworld.core.plan import plan_items, select_samples
+from egoworld.core.plugin import plugin_for
+from egoworld.core.run_config import REFERENCE_JSONL, RUN_MANIFEST, SCORES_JSON, SCORES_JSONL, STORE_FILE
+from egoworld.core.schema import Sample, TimePointAnswer
+from egoworld.core.store import ResponseRow, ResponseStore
 from egoworld.metrics.mra import mra_linear, mra_staircase
 from egoworld.metrics.shuffle import shuffle_stats
 from egoworld.metrics.stats import cluster_bootstrap_ci, mean_sem
-from egoworld.runner.config import RUN_MANIFEST, STORE_FILE
-from egoworld.runner.permutations import all_orders, order_index, parse_mode, permutation_id
-from egoworld.runner.run import plan_items, select_samples
-from egoworld.runner.store import ResponseRow, ResponseStore
 from egoworld.scoring.extract import extract_answer
 from egoworld.scoring.official import official_score
 from egoworld.scoring.timepoint import parse_time_point, parsed_ok, score_time_point
 
-SCORES_JSONL = "scores.jsonl"
-REFERENCE_JSONL = "reference.jsonl"
 #: egoworld's extractor and metrics, or the official harness's per-sample rules
 SCORINGS = ("egoworld", "official")
-SCORES_JSON = "scores.json"
 
 
 def metric_value(metric: str, sample: Sample, value: int | float | None) -> float:
@@ -84,7 +81,7 @@ def score_row(
     scoring: str = "egoworld",
 ) -> dict[str, Any]:
     """One ``scores.jsonl`` row."""
-    from egoworld.runner.permutations import parse_permutation_id
+    from egoworld.core.permutations import parse_permutation_id
 
     perm = parse_permutation_id(perm_id)
     row: dict[str, Any] = {
@@ -345,3 +342,15 @@ def _shuffle(matrices: dict[str, dict[str, dict[int, tuple[bool, int]]]]) -> dic
         stats["incomplete"] = len(per_q) - len(complete)
         result[task] = stats
     return result
+
+
+def ensure_scored(run_dir: Path) -> dict[str, Any]:
+    """The run's scores.json summary, scoring it first when it is missing or older than the responses."""
+    if not (run_dir / RUN_MANIFEST).is_file():
+        raise InputFileError(
+            f"{run_dir}: not a run folder (no {RUN_MANIFEST}); pass folders made by `egoworld run`"
+        )
+    scores, store = run_dir / SCORES_JSON, run_dir / STORE_FILE
+    if not scores.is_file() or (store.is_file() and store.stat().st_mtime > scores.stat().st_mtime):
+        return score_run(run_dir)
+    return read_json_object(scores)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from egoworld.benchmarks.schema import Sample, TimePointAnswer
+from egoworld.core.schema import Sample, TimePointAnswer
 from egoworld.scoring.extract import strip_reasoning
 
 _FLOAT = r"[-+]?(?:\d+\.?\d*|\.\d+)"

@@ -16,6 +16,6 @@ Public API:
 * Symbolic action simulation: `egoworld.sim.actions_state.SceneState` (→ `SceneGraph`),
   `egoworld.sim.actions_sim.ActionSimulator`.
 
-Every random choice comes from ``egoworld.common.hashing.seeded_rng(seed, episode id, …)``: the same
+Every random choice comes from ``egoworld.core.hashing.seeded_rng(seed, episode id, …)``: the same
 seed gives byte-identical folders, in any order and in parallel.
 """

@@ -25,8 +25,8 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from egoworld.common.files import atomic_open
-from egoworld.common.hashing import seeded_rng
+from egoworld.core.files import atomic_open
+from egoworld.core.hashing import seeded_rng
 from egoworld.geometry.transforms import look_at
 from egoworld.sim.actions_layout import EXTRA, FLOOR_SUPPORT, ROLES, UNDER_TABLE, make_action_kitchen
 from egoworld.sim.actions_sim import ActionSimulator, Step
@@ -472,7 +472,7 @@ def synth_action_scene(folder: str | Path, episode_id: str, seed: int, cfg: Acti
 
     with atomic_open(folder / "initial.png", "wb") as fh:
         Image.fromarray(frame.rgb).save(fh, format="PNG", compress_level=6)
-    from egoworld.common.files import write_json
+    from egoworld.core.files import write_json
 
     write_json(folder / "sim.json", sim_doc.model_dump(mode="json"))
     save_episode(episode, folder)

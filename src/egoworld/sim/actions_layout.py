@@ -9,15 +9,15 @@ from __future__ import annotations
 from random import Random
 
 from egoworld.sim.kitchen_layout import (
-    _FLOORS,
-    _WALLS,
+    FLOORS,
     RUN_DEPTH,
     STAND_GAP,
+    WALLS,
+    Builder,
     KitchenSpec,
+    Run,
     SupportSpec,
-    _build_run,
-    _Builder,
-    _Run,
+    build_run,
 )
 from egoworld.sim.looks import Look
 
@@ -43,8 +43,8 @@ UNDER_TABLE = "floor/under-table"
 def make_action_kitchen(rng: Random) -> KitchenSpec:
     """The layout (see the module docstring); adds floor supports in front of the run and under the table."""
     width, depth = 4.8, round(rng.uniform(3.6, 4.2), 2)
-    b = _Builder(rng)
-    run = _Run((width - 0.1, depth), (-1.0, 0.0), (0.0, -1.0))
+    b = Builder(rng)
+    run = Run((width - 0.1, depth), (-1.0, 0.0), (0.0, -1.0))
     b.fridge(run, 0.0, 0.7)
     mods = [
         ("cupboard", 0.6),
@@ -54,7 +54,7 @@ def make_action_kitchen(rng: Random) -> KitchenSpec:
         ("cupboard", 0.6),
         ("drawers", 0.5),
     ]
-    _build_run(b, run, mods, 0.72, wall_cupboards=2)
+    build_run(b, run, mods, 0.72, wall_cupboards=2)
     tx, ty = round(width / 2 + rng.uniform(-0.3, 0.3), 2), round(depth - RUN_DEPTH - 1.35, 2)
     b.table((tx, ty), along_x=True)
     b.shelf_unit((0.16, round(depth / 2, 2)), -90.0, (0.32 + STAND_GAP, round(depth / 2, 2)))
@@ -83,8 +83,8 @@ def make_action_kitchen(rng: Random) -> KitchenSpec:
     return KitchenSpec(
         room_lo=(0.0, 0.0, 0.0),
         room_hi=(width, depth, 2.6),
-        floor=rng.choice(_FLOORS),
-        walls=Look(rng.choice(_WALLS)),
+        floor=rng.choice(FLOORS),
+        walls=Look(rng.choice(WALLS)),
         ceiling=Look((248, 248, 246)),
         fixtures=tuple(b.fixtures),
         supports=tuple(b.supports),

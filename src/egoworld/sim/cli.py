@@ -54,8 +54,8 @@ def synth_cmd(
     """
     from rich.console import Console
 
-    from egoworld.common.files import InputFileError
-    from egoworld.common.progress import progress_bar
+    from egoworld.core.files import InputFileError
+    from egoworld.core.progress import progress_bar
     from egoworld.sim.actions import ActionConfig
     from egoworld.sim.kitchen import KitchenConfig
     from egoworld.sim.walk import WalkConfig

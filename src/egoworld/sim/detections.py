@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.common.hashing import seeded_rng
+from egoworld.core.hashing import seeded_rng
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from egoworld.common.files import InputFileError, read_json, write_json, write_jsonl
-from egoworld.common.hashing import seeded_rng
+from egoworld.core.files import InputFileError, read_json, write_json, write_jsonl
+from egoworld.core.hashing import seeded_rng
 from egoworld.geometry.cameras import FisheyeCamera, PinholeCamera
 from egoworld.geometry.transforms import world_to_camera
 from egoworld.geometry.visibility import OCCLUDED, OUT_OF_VIEW, VISIBLE, point_depth, sample_depth

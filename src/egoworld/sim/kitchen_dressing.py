@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from egoworld.common.hashing import seeded_rng
+from egoworld.core.hashing import seeded_rng
 from egoworld.sim.kitchen_layout import KitchenSpec
 from egoworld.sim.looks import Look
 from egoworld.sim.primitives import PartsBuilder, PrimitiveSet

@@ -86,13 +86,13 @@ _TOPS = [
     Look((170, 120, 70), (140, 95, 55), "vstripes", 0.03),
     Look((40, 40, 45)),
 ]
-_FLOORS = [
+FLOORS = [
     Look((210, 205, 195), (170, 165, 155), "checker", 0.4),
     Look((150, 110, 75), (130, 95, 62), "vstripes", 0.18),
     Look((90, 90, 95), (120, 120, 125), "checker", 0.3),
     Look((230, 225, 215), (60, 60, 60), "checker", 0.35),
 ]
-_WALLS = [(236, 228, 210), (200, 220, 230), (225, 235, 215), (240, 240, 240), (235, 215, 205)]
+WALLS = [(236, 228, 210), (200, 220, 230), (225, 235, 215), (240, 240, 240), (235, 215, 205)]
 STEEL = Look((190, 192, 196), (150, 152, 158), "frame", 0.02)
 DARK = Look((30, 30, 34), (80, 80, 86), "frame", 0.025)
 
@@ -160,7 +160,7 @@ def _rect_world(fx: FixtureSpec, xs: tuple[float, float], ys: tuple[float, float
     return (float(lo[0]), float(lo[1])), (float(hi[0]), float(hi[1]))
 
 
-class _Run:
+class Run:
     """A counter run along a wall: ``origin`` (floor point at the wall where the run starts), ``along``
     (unit, in the floor plane) and ``normal`` (out of the wall, into the room)."""
 
@@ -187,7 +187,7 @@ class _Run:
         return (float(lo[0]), float(lo[1])), (float(hi[0]), float(hi[1]))
 
 
-class _Builder:
+class Builder:
     def __init__(self, rng: Random) -> None:
         self.rng = rng
         self.fixtures: list[FixtureSpec] = []
@@ -236,7 +236,7 @@ class _Builder:
     # ---- modules -------------------------------------------------------------------------------
     def cupboard(
         self,
-        run: _Run,
+        run: Run,
         u0: float,
         u1: float,
         z0: float,
@@ -263,7 +263,7 @@ class _Builder:
         self.add(fx, (stand,))
         self.supports += _cabinet_supports(fx, shelves)
 
-    def drawers(self, run: _Run, u0: float, u1: float, stand: Vec2, n: int = 3) -> None:
+    def drawers(self, run: Run, u0: float, u1: float, stand: Vec2, n: int = 3) -> None:
         height = (CARCASS_TOP - PLINTH) / n
         for k in range(n):
             z1 = CARCASS_TOP - k * height
@@ -323,7 +323,7 @@ class _Builder:
                 relation="in",
             )
 
-    def appliance(self, kind: str, run: _Run, u0: float, u1: float, stand: Vec2) -> None:
+    def appliance(self, kind: str, run: Run, u0: float, u1: float, stand: Vec2) -> None:
         """Oven or dishwasher: a door hinged at the bottom and racks inside."""
         size = (u1 - u0, BODY_DEPTH, CARCASS_TOP - PLINTH)
         h = size[2] / 2
@@ -345,7 +345,7 @@ class _Builder:
         self.supports += _cabinet_supports(fx, shelves)
         del h
 
-    def fridge(self, run: _Run, u0: float, u1: float) -> None:
+    def fridge(self, run: Run, u0: float, u1: float) -> None:
         size = (u1 - u0, 0.66, 1.95)
         hinge = "hinge_left" if self.rng.random() < 0.5 else "hinge_right"
         h = size[2] / 2
@@ -368,7 +368,7 @@ class _Builder:
         self.supports += _cabinet_supports(fx, shelves)
         self.obstacles.append(run.footprint(u0, u1, size[1]))
 
-    def sink(self, run: _Run, u0: float, u1: float, stand: Vec2) -> None:
+    def sink(self, run: Run, u0: float, u1: float, stand: Vec2) -> None:
         w, d = (u1 - u0) / 2, RUN_DEPTH / 2
         z0, z1 = 0.68, TOP
         h = (z1 - z0) / 2
@@ -408,7 +408,7 @@ class _Builder:
             fx, -h + 0.015, (-bw + 0.02, bw - 0.02), (-bd + 0.02, bd - 0.02), clearance=0.4, relation="in"
         )
 
-    def hob(self, run: _Run, u0: float, u1: float, stand: Vec2) -> None:
+    def hob(self, run: Run, u0: float, u1: float, stand: Vec2) -> None:
         w, d = (u1 - u0) / 2, RUN_DEPTH / 2
         h = 0.023
         glass = Look((20, 20, 24))
@@ -434,7 +434,7 @@ class _Builder:
         self.surface(fx, h, (-w + 0.05, w - 0.05), (-d + 0.08, d - 0.1), clearance=0.5)
 
     def counter(
-        self, run: _Run, u0: float, u1: float, drawer_spans: list[tuple[float, float]], stand: Vec2
+        self, run: Run, u0: float, u1: float, drawer_spans: list[tuple[float, float]], stand: Vec2
     ) -> FixtureSpec:
         w, d = (u1 - u0) / 2, RUN_DEPTH / 2
         zc = (CARCASS_TOP + TOP) / 2
@@ -468,12 +468,12 @@ class _Builder:
         return fx
 
     @staticmethod
-    def _local_x_sign(run: _Run) -> float:
+    def _local_x_sign(run: Run) -> float:
         c, s = np.cos(np.radians(run.yaw)), np.sin(np.radians(run.yaw))
         local_x = np.array([c, s])
         return float(np.sign(local_x @ run.along))
 
-    def microwave(self, counter: FixtureSpec, run: _Run, u: float, stand: Vec2) -> None:
+    def microwave(self, counter: FixtureSpec, run: Run, u: float, stand: Vec2) -> None:
         size = (0.46, 0.34, 0.28)
         shelves: tuple[float, ...] = ()
         parts = cabinet_parts(size, Look((50, 50, 55)), DARK, Look((200, 200, 200)), "hinge_left", shelves)
@@ -577,9 +577,9 @@ def make_kitchen(rng: Random) -> KitchenSpec:
     """A random kitchen with all eleven fixture types (see the module docstring)."""
     width = round(rng.uniform(4.8, 6.0), 2)
     depth = round(rng.uniform(4.0, 5.0), 2)
-    b = _Builder(rng)
-    run_a = _Run((width, depth), (-1.0, 0.0), (0.0, -1.0))  # back wall, from the right corner leftwards
-    run_b = _Run((0.0, 0.3), (0.0, 1.0), (1.0, 0.0))  # left wall, from the front
+    b = Builder(rng)
+    run_a = Run((width, depth), (-1.0, 0.0), (0.0, -1.0))  # back wall, from the right corner leftwards
+    run_b = Run((0.0, 0.3), (0.0, 1.0), (1.0, 0.0))  # left wall, from the front
     corner = 0.66
     len_a = width - corner - 0.05
     mods_a = _fill(
@@ -587,9 +587,9 @@ def make_kitchen(rng: Random) -> KitchenSpec:
     )
     len_b = depth - 0.3 - RUN_DEPTH - 0.72
     mods_b = _fill(rng, [("drawers", 0.5), ("cupboard", 0.6)], len_b)
-    _build_run(b, run_a, mods_a, 0.0, wall_cupboards=4)
+    build_run(b, run_a, mods_a, 0.0, wall_cupboards=4)
     b.fridge(run_b, 0.0, 0.7)
-    _build_run(b, run_b, mods_b, 0.7 + 0.02, wall_cupboards=1)
+    build_run(b, run_b, mods_b, 0.7 + 0.02, wall_cupboards=1)
     # the blind corner of run A: plain worktop and plinth (part of the nearest counter's look, no fixture)
     # open shelves on the right wall, table in the middle
     sy = round(rng.uniform(1.0, depth - RUN_DEPTH - 1.2), 2)
@@ -621,11 +621,11 @@ def make_kitchen(rng: Random) -> KitchenSpec:
     )
     b.fixtures.append(corner_parts)
     b.obstacles.append(blind)
-    wall = rng.choice(_WALLS)
+    wall = rng.choice(WALLS)
     return KitchenSpec(
         room_lo=(0.0, 0.0, 0.0),
         room_hi=(width, depth, ROOM_HEIGHT),
-        floor=rng.choice(_FLOORS),
+        floor=rng.choice(FLOORS),
         walls=Look(wall),
         ceiling=Look((248, 248, 246)),
         fixtures=tuple(b.fixtures),
@@ -636,9 +636,7 @@ def make_kitchen(rng: Random) -> KitchenSpec:
     )
 
 
-def _build_run(
-    b: _Builder, run: _Run, mods: list[tuple[str, float]], start: float, wall_cupboards: int
-) -> None:
+def build_run(b: Builder, run: Run, mods: list[tuple[str, float]], start: float, wall_cupboards: int) -> None:
     u = start
     segment: list[tuple[str, float, float]] = []
     spans: list[tuple[str, float, float]] = []

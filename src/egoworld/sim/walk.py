@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.common.files import write_jsonl
-from egoworld.common.hashing import seeded_rng
+from egoworld.core.files import write_jsonl
+from egoworld.core.hashing import seeded_rng
 from egoworld.geometry.equirect import FOUR_VIEWS, view_camera, view_rotation
 from egoworld.geometry.transforms import make_transform
 from egoworld.media.writer import VideoWriter
@@ -325,7 +325,7 @@ def load_walk_world(folder: str | Path) -> tuple[Episode, WalkWorld]:
     """The episode and its `WalkWorld` (rebuilt from the seed and configuration it was made with) of a
     synthesised walk folder, to render any time again; refuses a folder whose places differ (made by
     another version of the generator)."""
-    from egoworld.common.files import InputFileError, read_jsonl
+    from egoworld.core.files import InputFileError, read_jsonl
     from egoworld.world.folder import load_episode
 
     folder = Path(folder)

@@ -5,7 +5,7 @@ so episodes can be made in any order, in parallel, or again, with identical byte
 written into a hidden ``.<id>.partial`` folder and renamed when complete; a rerun skips complete
 episodes made with the same parameters, throws away partial ones, and refuses (unless ``force``) to mix
 in episodes made with other parameters. Episodes are made here (``jobs`` processes, each with its own
-OpenGL context) or, with ``executor="ray"``, one Ray task per episode (`egoworld.runner.executor`; the
+OpenGL context) or, with ``executor="ray"``, one Ray task per episode (`egoworld.core.pool`; the
 output folder must be on a file system every worker sees).
 """
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from egoworld.common.files import InputFileError, read_json
+from egoworld.core.files import InputFileError, read_json
 from egoworld.sim.actions import ActionConfig, synth_action_scene
 from egoworld.sim.kitchen import KitchenConfig, synth_kitchen
 from egoworld.sim.walk import WalkConfig, synth_walk
@@ -127,7 +127,7 @@ def synth_world_set(
     address: str | None = None,
 ) -> list[Path]:
     """Make the missing episodes of a world set; returns every episode folder (in id order)."""
-    from egoworld.runner.executor import EXECUTORS, map_jobs
+    from egoworld.core.pool import EXECUTORS, map_jobs
 
     if kind not in KINDS:
         raise ValueError(f"unknown world kind {kind!r}; choose kitchen, walk or actions")

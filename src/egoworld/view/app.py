@@ -23,7 +23,7 @@ from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from egoworld.scoring.extract import letters_for
+from egoworld.core.letters import letters_for
 from egoworld.view import detail as details
 from egoworld.view import stats
 from egoworld.view.human import HumanRun
@@ -182,8 +182,8 @@ class ViewApp(HumanRoutes):
     def sections(self, bv: BenchView) -> list[Any]:
         """The report's tables for this benchmark: Shuffle24 diagnostics and the plug-in's analyses."""
         if bv.id not in self._sections:
-            from egoworld.benchmarks.registry import ReportSection, plugin_for
-            from egoworld.report import html, tables
+            from egoworld.core.plugin import ReportSection, plugin_for
+            from egoworld.render import html, tables
 
             out: list[Any] = []
             if bv.runs:
@@ -329,7 +329,7 @@ class ViewApp(HumanRoutes):
 
 
 def _overview_plot(bv: BenchView, table: dict[str, Any]) -> bytes:
-    from egoworld.report.plots import task_bars
+    from egoworld.render.plots import task_bars
 
     sums, labels = [], []
     for row in table["rows"]:

@@ -12,8 +12,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from egoworld.common.files import InputFileError
-from egoworld.common.hashing import seeded_rng
+from egoworld.core.files import InputFileError
+from egoworld.core.hashing import seeded_rng
 
 COLUMNS = ("episode", "time_s", "object", "visible", "reviewer")
 

@@ -8,13 +8,9 @@ from typing import Annotated
 
 import typer
 
+from egoworld.core.errors import fail
+
 LOCAL = "127.0.0.1"
-
-
-def _fail(exc: BaseException) -> None:
-    from egoworld.cli import _fail as fail
-
-    fail(exc)
 
 
 def view_cmd(
@@ -70,8 +66,8 @@ def view_cmd(
 
     missing = [m for m in ("starlette", "uvicorn", "jinja2") if importlib.util.find_spec(m) is None]
     if missing:
-        _fail(RuntimeError(f"egoworld view needs {', '.join(missing)}: pip install 'egoworld[view]'"))
-    from egoworld.common.files import InputFileError
+        fail(RuntimeError(f"egoworld view needs {', '.join(missing)}: pip install 'egoworld[view]'"))
+    from egoworld.core.files import InputFileError
     from egoworld.view.app import ViewApp, create_app
 
     try:
@@ -117,7 +113,7 @@ def view_cmd(
             view = ViewApp(ws, review=log, review_bench=bench_id, token=token)
             where = f"/b/{bench_id}/samples" if review else "/"
     except (InputFileError, ValueError, FileNotFoundError, KeyError) as exc:
-        _fail(exc)
+        fail(exc)
     serve(create_app(view), host, port, where, token)
 
 
@@ -154,13 +150,13 @@ def bench_filter_cmd(
 
     Example: egoworld bench filter bench/b3d --review bench/b3d/reviews/ana.sqlite --out bench/b3d-reviewed
     """
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
     from egoworld.view.review import filter_benchmark
 
     try:
         counts = filter_benchmark(bench, review, out, keep_flagged=keep_flagged)
     except (InputFileError, ValueError, FileNotFoundError) as exc:
-        _fail(exc)
+        fail(exc)
     typer.echo(
         f"wrote {out}: {counts['kept']} questions kept ({counts['accepted']} accepted, {counts['rejected']} "
         f"rejected, {counts['flagged']} flagged, {counts['unreviewed']} not reviewed)"

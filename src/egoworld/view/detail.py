@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from egoworld.benchmarks.schema import Sample
-from egoworld.runner.config import STORE_FILE
-from egoworld.runner.permutations import order_index, parse_permutation_id
-from egoworld.runner.store import ResponseStore
-from egoworld.scoring.extract import letters_for
+from egoworld.core.letters import letters_for
+from egoworld.core.permutations import order_index, parse_permutation_id
+from egoworld.core.run_config import STORE_FILE
+from egoworld.core.schema import Sample
+from egoworld.core.store import ResponseStore
 from egoworld.view.workspace import BenchView, RunView
 
 

@@ -8,15 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from egoworld import __version__
-from egoworld.benchmarks.folder import Benchmark, load_benchmark
-from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, read_json, write_json
-from egoworld.common.hashing import sha256_json
-from egoworld.runner.config import RUN_MANIFEST, STORE_FILE, check_resumable
-from egoworld.runner.permutations import orders_for, permutation_id
-from egoworld.runner.run import select_samples
-from egoworld.runner.store import ResponseStore
-from egoworld.scoring.extract import letters_for
+from egoworld.core.bench_folder import Benchmark, load_benchmark
+from egoworld.core.files import InputFileError, read_json, write_json
+from egoworld.core.hashing import sha256_json
+from egoworld.core.letters import letters_for
+from egoworld.core.permutations import orders_for, permutation_id
+from egoworld.core.plan import select_samples
+from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE, check_resumable
+from egoworld.core.schema import Sample
+from egoworld.core.store import ResponseStore
 
 HUMAN_INPUTS = {"setting": "human", "shown": "video clip up to the query time, listed frames and images"}
 

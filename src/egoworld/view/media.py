@@ -7,8 +7,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from egoworld.benchmarks.folder import Benchmark
-from egoworld.benchmarks.schema import Sample
+from egoworld.core.bench_folder import Benchmark
+from egoworld.core.schema import Sample
 from egoworld.runner.inputs import InputSettings
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from egoworld.benchmarks.schema import Sample
+from egoworld.core.schema import Sample
 from egoworld.view.workspace import BenchView, RunView
 
 PAGE_SIZE = 50

@@ -13,9 +13,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from egoworld.benchmarks.folder import load_benchmark, save_benchmark
-from egoworld.common.files import InputFileError
-from egoworld.common.hashing import sha256_file
+from egoworld.core.bench_folder import load_benchmark, save_benchmark
+from egoworld.core.files import InputFileError
+from egoworld.core.hashing import sha256_file
 
 DECISIONS = ("accept", "reject", "flag")
 

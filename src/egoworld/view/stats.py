@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from egoworld.core.permutations import order_index, parse_permutation_id
 from egoworld.metrics.stats import cluster_bootstrap_ci, mean_sem
-from egoworld.runner.permutations import order_index, parse_permutation_id
 from egoworld.view.detail import option_text
 from egoworld.view.workspace import BenchView, RunView
 

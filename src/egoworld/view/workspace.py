@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from egoworld.benchmarks.folder import MANIFEST, Benchmark, load_benchmark
-from egoworld.common.files import InputFileError, iter_jsonl, read_json
-from egoworld.runner.config import RUN_MANIFEST
-from egoworld.scoring.score import SCORES_JSONL
+from egoworld.core.bench_folder import MANIFEST, Benchmark, load_benchmark
+from egoworld.core.files import InputFileError, iter_jsonl, read_json
+from egoworld.core.run_config import RUN_MANIFEST, SCORES_JSONL
 
 #: metadata keys that group questions (filters of the sample list, when a benchmark has them)
 GROUP_KEYS = ("duration_group", "horizon_bucket", "query_bucket", "partition", "order_by", "option_set")
@@ -145,8 +144,8 @@ class Workspace:
         self.reload()
 
     def reload(self) -> None:
-        from egoworld.report.build import _ensure_scored
-        from egoworld.report.tables import run_label
+        from egoworld.render.tables import run_label
+        from egoworld.scoring.score import ensure_scored
 
         run_dirs, bench_dirs = _find(self.paths)
         by_root: dict[Path, BenchView] = {}
@@ -166,7 +165,7 @@ class Workspace:
         runs: dict[str, RunView] = {}
         for rd in run_dirs:
             manifest = read_json(rd / RUN_MANIFEST)
-            summary = _ensure_scored(rd)
+            summary = ensure_scored(rd)
             bv = bench_view(Path(manifest["benchmark_path"]))
             rid = slug(rd.name)
             while rid in runs:

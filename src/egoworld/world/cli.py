@@ -14,15 +14,9 @@ from typing import Annotated
 
 import typer
 
+from egoworld.core.errors import fail
+
 WORLD_EXTENSIONS = ("egoworld.sim.cli", "egoworld.world.explore_cli")
-EXIT_BAD_INPUT = 2
-
-
-def _fail(exc: BaseException) -> None:
-    from rich.console import Console
-
-    Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-    raise typer.Exit(EXIT_BAD_INPUT)
 
 
 def _say(text: str) -> None:
@@ -51,7 +45,7 @@ def import_hd_epic_cmd(
     them. Prints what was sorted, clipped or kept as overlapping and how the masks joined.
 
     Example: egoworld world import hd-epic hd-epic-annotations --out worlds/hd-epic --video-id P01-20240203-184045"""
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
     from egoworld.world.hd_epic.importer import import_hd_epic
 
     try:
@@ -59,7 +53,7 @@ def import_hd_epic_cmd(
         videos_dir = videos_dir or old_videos_dir
         folders, rep = import_hd_epic(root, out, videos=video or None, video_dir=videos_dir)
     except (InputFileError, ValueError) as exc:
-        _fail(exc)
+        fail(exc)
     _say(
         f"wrote {len(folders)} episodes to {out} — assoc_info: {rep.videos} videos, {rep.objects} objects, "
         f"{rep.movements} movements; sorted tracks of {rep.reordered_objects} objects, kept "
@@ -90,14 +84,14 @@ def import_epic_kitchens_cmd(
     old_video: Annotated[list[str] | None, typer.Option("--video", hidden=True)] = None,
 ) -> None:
     """Import EPIC-KITCHENS-100 action segments: one episode per video with its timestamped actions."""
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
     from egoworld.world.epic_kitchens import import_epic_kitchens
 
     try:
         video = [*(video or []), *(old_video or [])]  # --video: the old spelling
         folders = import_epic_kitchens(root, out, split=split, videos=video or None)
     except (InputFileError, ValueError) as exc:
-        _fail(exc)
+        fail(exc)
     _say(f"wrote {len(folders)} episodes to {out}")
 
 
@@ -114,7 +108,7 @@ def show_cmd(
 ) -> None:
     """Summarise an episode and draw it: a contact sheet of its video, or a top-down plot of fixtures,
     camera path and objects with a timeline of movements and actions. A world folder lists its episodes."""
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
     from egoworld.world.folder import find_episodes, load_episode
     from egoworld.world.show import render_png, summarize
 
@@ -142,7 +136,7 @@ def show_cmd(
             path, kind = render_png(ep, chosen, png or Path(f"{ep.id}.png"))
             print(f"  picture  {path} ({kind})")
     except (InputFileError, ValueError) as exc:
-        _fail(exc)
+        fail(exc)
 
 
 def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:

@@ -18,10 +18,10 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
-from egoworld.common.files import InputFileError, open_text
-from egoworld.common.hashing import sha256_file
-from egoworld.common.numbers import parse_number
-from egoworld.media.confine import check_name
+from egoworld.core.confine import check_name
+from egoworld.core.files import InputFileError, open_text
+from egoworld.core.hashing import sha256_file
+from egoworld.core.numbers import parse_number
 from egoworld.world.episode import Action, Episode
 from egoworld.world.folder import save_episode
 

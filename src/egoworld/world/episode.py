@@ -25,10 +25,10 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from egoworld.common.numbers import Finite, PositiveFloat, Seconds
+from egoworld.core.confine import check_name, check_root
+from egoworld.core.numbers import Finite, PositiveFloat, Seconds
 from egoworld.geometry.boxes import Box3D
 from egoworld.geometry.cameras import CameraModel
-from egoworld.media.confine import check_name, check_root
 from egoworld.world.poses import PoseTrack
 
 Vec3 = tuple[Finite, Finite, Finite]
@@ -166,7 +166,7 @@ class EpisodeMedia(_Strict):
     roots: tuple[str, ...] = Field(
         default=(),
         description="absolute folders outside the episode folder its media may name (an importer's "
-        "--videos-dir); anything else must lie inside the episode folder (egoworld.media.confine)",
+        "--videos-dir); anything else must lie inside the episode folder (egoworld.core.confine)",
     )
 
     @field_validator("roots")
@@ -186,7 +186,7 @@ class EpisodeMedia(_Strict):
 
 
 def plain_name(episode_id: str) -> str:
-    """An episode id names its folder and files: one plain path component (`egoworld.media.confine`)."""
+    """An episode id names its folder and files: one plain path component (`egoworld.core.confine`)."""
     try:
         return check_name(episode_id, where="episode", field="id")
     except ValueError as exc:

@@ -23,7 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from egoworld.common.files import (
+from egoworld.core.confine import MediaRoots
+from egoworld.core.files import (
     InputFileError,
     iter_jsonl,
     read_json,
@@ -31,9 +32,8 @@ from egoworld.common.files import (
     write_json,
     write_jsonl,
 )
-from egoworld.common.numbers import Finite, PositiveFloat, Seconds
+from egoworld.core.numbers import Finite, PositiveFloat, Seconds
 from egoworld.geometry.cameras import CameraModel
-from egoworld.media.confine import MediaRoots
 from egoworld.world.episode import (
     Action,
     Episode,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from egoworld.common.files import atomic_open
+from egoworld.core.files import atomic_open
 from egoworld.world.episode import Episode
 
 

@@ -29,13 +29,13 @@ import numpy as np
 from egoworld.benchmarks.beyond3d import SPATIAL_TASKS, TASK_ORDER, TASK_TITLES, TIME_TASKS, VISIBILITY
 from egoworld.benchmarks.beyond3d.anchors import HORIZON_BUCKETS, QUERY_BUCKETS
 from egoworld.benchmarks.beyond3d.prompts import CLOCK_CHOICES, DISTANCE_CHOICES
-from egoworld.benchmarks.folder import load_benchmark
-from egoworld.benchmarks.registry import ReportSection
-from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import iter_jsonl, read_json_object
+from egoworld.core.bench_folder import load_benchmark
+from egoworld.core.files import iter_jsonl, read_json_object
+from egoworld.core.plugin import ReportSection
+from egoworld.core.schema import Sample
 from egoworld.metrics.stats import cluster_bootstrap_ci
-from egoworld.report.html import image_html, note_html, table_html
-from egoworld.report.tables import Table, fmt, to_markdown
+from egoworld.render.html import image_html, note_html, table_html
+from egoworld.render.tables import Table, fmt, to_markdown
 
 CUMULATIVE_LEVELS = (
     ("GT", ()),
@@ -352,7 +352,7 @@ def _plot_cumulative(runs: Sequence[RunData], out: Path, run_dirs: Sequence[Path
         ax.set_ylabel("accuracy %")
     axes[0][-1].legend(fontsize=7)
     fig.tight_layout()
-    from egoworld.report.plots import section_plot_path
+    from egoworld.render.plots import section_plot_path
 
     path = section_plot_path(out, "beyond3d_cumulative", run_dirs)
     fig.savefig(path, dpi=110)

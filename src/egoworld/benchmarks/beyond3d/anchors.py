@@ -28,7 +28,7 @@ from egoworld.benchmarks.beyond3d.tracks import (
     OUT_OF_VIEW,
     VisibilityTracks,
 )
-from egoworld.common.hashing import seeded_rng, stable_int
+from egoworld.core.hashing import seeded_rng, stable_int
 from egoworld.geometry.directions import (
     clock_range,
     distance_bin,

@@ -32,8 +32,8 @@ from egoworld.benchmarks.beyond3d.tracks import (
     STATE_NAMES,
     VisibilityTracks,
 )
-from egoworld.common.files import InputFileError, iter_jsonl, open_text
-from egoworld.report.tables import Table, fmt, to_markdown
+from egoworld.core.files import InputFileError, iter_jsonl, open_text
+from egoworld.render.tables import Table, fmt, to_markdown
 from egoworld.world.episode import Episode
 
 UNSCORED = (IN_MOTION, NOT_GROUNDABLE)

@@ -47,11 +47,11 @@ from egoworld.benchmarks.beyond3d.questions import (
 )
 from egoworld.benchmarks.beyond3d.shortfall import Shortfall, select_balanced, shortfall_note
 from egoworld.benchmarks.beyond3d.tracks import TrackConfig, VisibilityTracks, build_tracks
-from egoworld.benchmarks.folder import Benchmark, save_benchmark
-from egoworld.benchmarks.schema import Sample, TaskInfo
-from egoworld.common.files import InputFileError, read_json_object, write_json
-from egoworld.common.hashing import seeded_rng, sha256_file
-from egoworld.runner.executor import map_jobs
+from egoworld.core.bench_folder import Benchmark, save_benchmark
+from egoworld.core.files import InputFileError, read_json_object, write_json
+from egoworld.core.hashing import seeded_rng, sha256_file
+from egoworld.core.pool import map_jobs
+from egoworld.core.schema import Sample, TaskInfo
 from egoworld.world.episode import Episode
 from egoworld.world.folder import find_episodes, load_episode
 

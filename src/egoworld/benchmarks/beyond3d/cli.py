@@ -9,17 +9,13 @@ from typing import Annotated
 
 import typer
 
+from egoworld.core.errors import fail
+
 EXIT_SHORT = 3
 
 
-def _fail(exc: BaseException) -> None:
-    from egoworld.cli import _fail as fail
-
-    fail(exc)
-
-
 def _errors() -> tuple[type[BaseException], ...]:
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
 
     return (InputFileError, ValueError, FileNotFoundError)
 
@@ -77,7 +73,7 @@ def build_cmd(
             world, out, cfg, progress=lambda m: typer.echo(m, err=True), executor=executor, address=address
         )
     except _errors() as exc:
-        _fail(exc)
+        fail(exc)
     for line in report.lines():
         typer.echo(line)
     if report.shortfall is not None:
@@ -107,7 +103,7 @@ def audit_cmd(
     """Audit the visibility tracks against marks: Tables 4–6 of the paper (per-state counts, accuracy,
     precision, recall, F1, balanced accuracy with 95 % cluster-bootstrap CIs over videos, per participant)."""
     from egoworld.benchmarks.beyond3d.audit import audit_worlds
-    from egoworld.common.files import write_json
+    from egoworld.core.files import write_json
 
     try:
         result = audit_worlds(
@@ -116,7 +112,7 @@ def audit_cmd(
         if out is not None:
             write_json(out, result.as_dict())
     except _errors() as exc:
-        _fail(exc)
+        fail(exc)
     typer.echo(result.markdown())
     if result.unmatched:
         typer.echo(
@@ -135,7 +131,7 @@ def cues_cmd(
     try:
         b = cue_variant(bench, out, kind)
     except _errors() as exc:
-        _fail(exc)
+        fail(exc)
     typer.echo(f"wrote {out}: {len(b.samples)} questions with {kind} cues")
 
 
@@ -156,7 +152,7 @@ def demo_cmd(
     try:
         run_demo(out, anchors=anchors, controls=controls, sim=sim, say=typer.echo)
     except _errors() as exc:
-        _fail(exc)
+        fail(exc)
 
 
 def import_qa_cmd(
@@ -207,7 +203,7 @@ def import_qa_cmd(
         )  # fmt: skip
         bench = import_beyond3d_qa(file, out, videos=videos, settings=settings)
     except _errors() as exc:
-        _fail(exc)
+        fail(exc)
     counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
     typer.echo(f"wrote {out}: {len(bench.samples)} questions ({counts})")
 

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from egoworld.benchmarks.beyond3d.prompts import cue_text
-from egoworld.benchmarks.folder import Benchmark, load_benchmark, save_benchmark
-from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError
+from egoworld.core.bench_folder import Benchmark, load_benchmark, save_benchmark
+from egoworld.core.files import InputFileError
+from egoworld.core.schema import Sample
 
 CUE_KINDS = ("moves", "sightings")
 _FIELD = {"moves": "moves_before", "sightings": "sightings_before"}

@@ -52,7 +52,7 @@ def demo_runs(
     """Worlds, benchmarks and baseline runs under ``out``; returns the run folders. ``sim=False`` skips the
     video and last-frame settings (the kitchens are rendered either way)."""
     from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-    from egoworld.runner.config import RunConfig
+    from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
     from egoworld.sim.kitchen import KitchenConfig
     from egoworld.sim.worldset import synth_world_set

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.common.files import InputFileError
+from egoworld.core.files import InputFileError
 from egoworld.world.episode import Episode
 
 _FRAME = re.compile(r"^(\d+)\.(npy|png)$")

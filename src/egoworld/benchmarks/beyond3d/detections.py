@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.common.files import InputFileError, iter_jsonl
-from egoworld.common.hashing import seeded_rng
+from egoworld.core.files import InputFileError, iter_jsonl
+from egoworld.core.hashing import seeded_rng
 
 DEFAULT_MARGIN_PX = 20.0
 

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 from egoworld.benchmarks.beyond3d import VISIBILITY
 from egoworld.benchmarks.beyond3d.balance import split_even
-from egoworld.benchmarks.schema import Sample
-from egoworld.common.hashing import seeded_rng, stable_int
-from egoworld.scoring.extract import letters_for as letters
+from egoworld.core.hashing import seeded_rng, stable_int
+from egoworld.core.letters import letters_for as letters
+from egoworld.core.schema import Sample
 
 
 def move_gold(sample: Sample, position: int) -> Sample:

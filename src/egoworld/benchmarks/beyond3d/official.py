@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from egoworld.benchmarks.beyond3d import TASK_ORDER
-from egoworld.benchmarks.folder import Benchmark
-from egoworld.benchmarks.registry import ReportSection
-from egoworld.benchmarks.schema import Sample
+from egoworld.core.bench_folder import Benchmark
+from egoworld.core.plugin import ReportSection
+from egoworld.core.schema import Sample
 
 #: the headline figures shown in the report, in this order
 HEADLINE = (

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from egoworld.benchmarks.beyond3d import BENCHMARK_NAME, TASK_ORDER
 from egoworld.benchmarks.beyond3d.prompts import Beyond3DPromptBuilder
-from egoworld.benchmarks.folder import Benchmark
-from egoworld.benchmarks.registry import BenchmarkPlugin, ReportSection
+from egoworld.core.bench_folder import Benchmark
+from egoworld.core.plugin import BenchmarkPlugin, ReportSection
 
 
 def _sections(
@@ -26,7 +26,7 @@ def _sections(
 
 def _imported(run_dir: Path) -> bool:
     """A run over official records (release or lmms-eval import), which lack the builder's metadata."""
-    from egoworld.common.files import read_json
+    from egoworld.core.files import read_json
 
     manifest = read_json(Path(run_dir) / "run.json")
     bench = read_json(Path(manifest["benchmark_path"]) / "manifest.json")

@@ -21,10 +21,10 @@ from egoworld.benchmarks.beyond3d import (
     VISIBILITY,
 )
 from egoworld.benchmarks.beyond3d.timechoices import time_token
-from egoworld.benchmarks.schema import Sample
+from egoworld.core.permutations import Permutation
+from egoworld.core.prompts import PromptBuilder, letters
+from egoworld.core.schema import Sample
 from egoworld.geometry.directions import CLOCK_RANGE_LABELS, DISTANCE_LABELS, QUADRANT_NAMES
-from egoworld.runner.permutations import Permutation
-from egoworld.runner.prompts import PromptBuilder, letters
 from egoworld.scoring import timepoint
 
 #: the official harness's system prompt (``oos_videoqa_multi_turn.yaml``), the same in every setting

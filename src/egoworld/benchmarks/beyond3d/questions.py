@@ -38,8 +38,8 @@ from egoworld.benchmarks.beyond3d.prompts import (
 )
 from egoworld.benchmarks.beyond3d.timechoices import choice_text, make_choices, round_time
 from egoworld.benchmarks.beyond3d.tracks import DETECTED_VISIBLE, STATE_NAMES, VisibilityTracks
-from egoworld.benchmarks.schema import FrameInput, Media, Sample, Trajectory, VideoInput
-from egoworld.common.hashing import seeded_rng
+from egoworld.core.hashing import seeded_rng
+from egoworld.core.schema import FrameInput, Media, Sample, Trajectory, VideoInput
 from egoworld.geometry.directions import clock_angle_deg
 from egoworld.world.episode import Episode, Fixture
 

@@ -34,10 +34,10 @@ from egoworld.benchmarks.beyond3d import (
     TIME_TASKS,
     VISIBILITY,
 )
-from egoworld.benchmarks.folder import Benchmark, save_benchmark
-from egoworld.benchmarks.schema import FrameInput, Media, Sample, TaskInfo, Trajectory, VideoInput
-from egoworld.common.files import InputFileError, iter_jsonl
-from egoworld.common.hashing import sha256_file
+from egoworld.core.bench_folder import Benchmark, save_benchmark
+from egoworld.core.files import InputFileError, iter_jsonl
+from egoworld.core.hashing import sha256_file
+from egoworld.core.schema import FrameInput, Media, Sample, TaskInfo, Trajectory, VideoInput
 
 #: the official ``step_question_class`` of each task
 CLASS_TO_TASK = {

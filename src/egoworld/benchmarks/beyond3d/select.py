@@ -35,7 +35,7 @@ from egoworld.benchmarks.beyond3d.anchors import (
     rank_capacity,
 )
 from egoworld.benchmarks.beyond3d.balance import CapacitatedAssignment, split_even
-from egoworld.common.hashing import seeded_rng
+from egoworld.core.hashing import seeded_rng
 from egoworld.geometry.directions import QUADRANTS
 
 BINS = (0, 1, 2)
@@ -181,7 +181,7 @@ def balanced_table(avail: dict[tuple, int], m: int, labels: list[list]) -> dict[
     return {t: int(round(v)) for t, v in zip(cells, res.x, strict=True) if round(v) > 0}
 
 
-def _availability(cands: list[Candidate], used: set) -> dict[tuple, int]:
+def availability(cands: list[Candidate], used: set) -> dict[tuple, int]:
     keys: dict = defaultdict(set)
     for c in cands:
         if c.key not in used:
@@ -281,7 +281,7 @@ def select_anchors(
     ``types``: the four class lists, ``lv`` / ``lp``: ranks) says which classes get the extra units when
     ``n`` does not divide evenly (default: seed-determined)."""
     marginals = class_marginals(n, seed, (order or {}).get("types"))
-    avail = _availability(cands, set()) if needs.spatial else {}
+    avail = availability(cands, set()) if needs.spatial else {}
     quota = fit_types(avail, marginals) if needs.spatial else {}
     state = _State(n, seed, needs, quota, order)
     _pass(state, cands, quota, avail, capped=True)
@@ -290,7 +290,7 @@ def select_anchors(
             break
         counts = state.counts()
         deficit = [{v: marginals[d][v] - counts[d].get(v, 0) for v in marginals[d]} for d in range(4)]
-        avail = _availability(cands, state.used)
+        avail = availability(cands, state.used)
         extra = fit_types(avail, deficit)
         if not extra:
             break

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from egoworld.benchmarks.beyond3d.anchors import Candidate, Needs, Selection, rank_order
 from egoworld.benchmarks.beyond3d.select import (
-    _availability,
+    availability,
     balanced_table,
     class_labels,
     select_anchors,
@@ -93,7 +93,7 @@ def flexible_order(cands: list[Candidate], m: int, needs: Needs, base: dict) -> 
     object–camera × object–object table can take them (`balanced_table`); None when no table exists."""
     if not needs.spatial:
         return base
-    table = balanced_table(_availability(cands, set()), m, base["types"])
+    table = balanced_table(availability(cands, set()), m, base["types"])
     if table is None:
         return None
     counts = [Counter() for _ in range(4)]

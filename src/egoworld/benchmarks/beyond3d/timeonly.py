@@ -49,9 +49,9 @@ from egoworld.benchmarks.beyond3d.questions import (
 from egoworld.benchmarks.beyond3d.shortfall import select_balanced, shortfall_note
 from egoworld.benchmarks.beyond3d.timechoices import feasible_ranks, round_time
 from egoworld.benchmarks.beyond3d.tracks import sample_times
-from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import write_json
-from egoworld.common.hashing import stable_int
+from egoworld.core.files import write_json
+from egoworld.core.hashing import stable_int
+from egoworld.core.schema import Sample
 from egoworld.world.episode import Episode
 
 

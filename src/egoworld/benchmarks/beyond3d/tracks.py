@@ -41,7 +41,7 @@ from egoworld.benchmarks.beyond3d.locations import (
     timeline,
 )
 from egoworld.benchmarks.beyond3d.projection import footprint_from_bbox, square_footprint
-from egoworld.common.files import InputFileError
+from egoworld.core.files import InputFileError
 from egoworld.geometry.boxes import ray_box_entry
 from egoworld.geometry.visibility import sample_depth
 from egoworld.world.episode import Episode, EpisodeObject

@@ -15,7 +15,7 @@ from typing import Any
 
 from egoworld.benchmarks.explore.instances import SceneObject
 from egoworld.benchmarks.explore.prompts import describe_scene, requested_list_length
-from egoworld.models.base import Generation, Model, ModelError, Request
+from egoworld.core.model import Generation, Model, ModelError, Request
 from egoworld.models.spec import ModelContext, register_backend
 
 RENDERER_VERSION = "1"

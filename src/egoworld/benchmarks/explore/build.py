@@ -24,9 +24,9 @@ from egoworld.benchmarks.explore import (
 )
 from egoworld.benchmarks.explore.instances import IMAGES_DIR, Instance, Scene, SceneObject
 from egoworld.benchmarks.explore.partitions import TINY_RATIO, TINY_SIZE, tiny_subset
-from egoworld.benchmarks.folder import Benchmark, save_benchmark
-from egoworld.benchmarks.schema import TaskInfo
-from egoworld.common.files import InputFileError
+from egoworld.core.bench_folder import Benchmark, save_benchmark
+from egoworld.core.files import InputFileError
+from egoworld.core.schema import TaskInfo
 
 TASK_INFO = {
     TASK_SCENE: TaskInfo(answer_type="free", metric="s_uni", title="Final scene (S_uni)"),

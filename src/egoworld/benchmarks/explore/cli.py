@@ -9,20 +9,16 @@ from typing import Annotated, Any
 
 import typer
 
+from egoworld.core.errors import fail
+
 JUDGE_HELP = (
     "lexical (built-in, offline; not comparable to the paper) | openai:<model>[,base_url=URL,concurrency=N,…]"
 )
 DEFAULT_MAX_TOKENS = "2048"
 
 
-def _fail(exc: BaseException) -> None:
-    from egoworld.cli import _fail as fail
-
-    fail(exc)
-
-
 def _errors() -> tuple[type[BaseException], ...]:
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
 
     return (InputFileError, ValueError, FileNotFoundError, RuntimeError)
 
@@ -81,7 +77,7 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
         try:
             bench = do_import(file, out, images=images, seed=seed, tiny_size=tiny_size)
         except _errors() as exc:
-            _fail(exc)
+            fail(exc)
         counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
         console_err.print(f"wrote {out}: {len(bench.samples)} instances ({counts})")
 
@@ -117,7 +113,7 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
 
                 bench = build_epic(epic, out, per_partition=per_partition, seed=seed, tiny_size=tiny_size)
         except _errors() as exc:
-            _fail(exc)
+            fail(exc)
         counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
         console_err.print(f"wrote {out}: {len(bench.samples)} instances ({counts})")
 
@@ -167,7 +163,7 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
         turn or many). Token and request counts land in run.json and in the scores' cost table."""
         from egoworld.benchmarks.explore.driver import ExploreRunConfig, run_explore
         from egoworld.benchmarks.explore.strategy import Strategy
-        from egoworld.cli import EXIT_INCOMPLETE
+        from egoworld.core.errors import EXIT_INCOMPLETE
         from egoworld.models.spec import model_args_with_flags
 
         try:
@@ -199,7 +195,7 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
             )
             summary = run_explore(cfg)
         except _errors() as exc:
-            _fail(exc)
+            fail(exc)
         console_err.print(summary.line())
         from egoworld.cli import print_error_reasons
 
@@ -244,7 +240,7 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
             opts = _score_options(judge, spacy, weights, abn_weight, scenes, scene_weights, coverage)
             summary = score_prediction_file(bench, predictions, out, options=opts, label=label)
         except _errors() as exc:
-            _fail(exc)
+            fail(exc)
         _print_summary(summary)
         from egoworld.cli import check_scored
 
@@ -283,7 +279,7 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
                 raise ValueError("pass a second scored folder or --human CSV")
             result = {**agreement(a, b), "left_out": {"first": info_a, "second": info_b}}
         except _errors() as exc:
-            _fail(exc)
+            fail(exc)
         print(json.dumps(result, indent=2))
 
     @explore_app.command("report")
@@ -297,12 +293,12 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
         try:
             path = explore_report(folders, out)
         except _errors() as exc:
-            _fail(exc)
+            fail(exc)
         print(path.read_text(encoding="utf-8"))
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
-    from egoworld.report.tables import fmt
+    from egoworld.render.tables import fmt
 
     ex = summary["explore"]
     print(f"judge: {ex['judge']['label']}")

@@ -33,19 +33,19 @@ from egoworld.benchmarks.explore.prompts import (
 )
 from egoworld.benchmarks.explore.selection import select_explore_samples
 from egoworld.benchmarks.explore.strategy import Strategy, clean_reply, step_labels
-from egoworld.benchmarks.folder import Benchmark, load_benchmark
-from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, read_json_object, write_json
-from egoworld.models.base import Message, Model, Part, Request, TextPart
+from egoworld.core.bench_folder import Benchmark, load_benchmark
+from egoworld.core.files import InputFileError, read_json_object, write_json
+from egoworld.core.keys import request_key
+from egoworld.core.lock import folder_lock
+from egoworld.core.model import Message, Model, Part, Request, TextPart
+from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE, check_resumable
+from egoworld.core.schema import Sample
+from egoworld.core.store import ResponseStore
 from egoworld.models.preflight import served_model_warning
 from egoworld.models.spec import ModelContext, create_model
 from egoworld.runner.call import call_and_store
-from egoworld.runner.config import RUN_MANIFEST, STORE_FILE, check_resumable
 from egoworld.runner.config_file import recorded_command
-from egoworld.runner.keys import request_key
-from egoworld.runner.lock import folder_lock
 from egoworld.runner.run import RunSummary, mark_failed
-from egoworld.runner.store import ResponseStore
 
 SETTINGS = ("image", "text")
 
@@ -300,7 +300,7 @@ async def _drive(driver: _Driver, samples: list[Sample], summary: ExploreRunSumm
         if not progress:
             await asyncio.gather(*(driver.run_sample(s, summary) for s in samples))
             return
-        from egoworld.common.progress import progress_bar
+        from egoworld.core.progress import progress_bar
 
         with progress_bar(True) as bar:
             task = bar.add_task(

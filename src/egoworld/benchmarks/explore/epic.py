@@ -15,9 +15,9 @@ from pathlib import Path
 from egoworld.benchmarks.explore.build import save_instances
 from egoworld.benchmarks.explore.instances import Instance
 from egoworld.benchmarks.explore.partitions import PARTITIONS, TINY_SIZE
-from egoworld.benchmarks.folder import Benchmark
-from egoworld.common.files import InputFileError, open_text
-from egoworld.common.hashing import sha256_file, stable_int
+from egoworld.core.bench_folder import Benchmark
+from egoworld.core.files import InputFileError, open_text
+from egoworld.core.hashing import sha256_file, stable_int
 
 ACTIONS_FILE = "EPIC_100_validation.csv"
 _REQUIRED = {"narration_id", "video_id", "start_frame", "stop_frame", "start_timestamp", "narration"}

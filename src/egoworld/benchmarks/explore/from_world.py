@@ -15,8 +15,8 @@ from typing import Any
 
 from egoworld.benchmarks.explore.build import ActionEpisode, build_from_episodes
 from egoworld.benchmarks.explore.instances import SceneObject
-from egoworld.benchmarks.folder import Benchmark
-from egoworld.common.files import InputFileError
+from egoworld.core.bench_folder import Benchmark
+from egoworld.core.files import InputFileError
 
 
 def _objects(graph: Any) -> tuple[SceneObject, ...]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from egoworld.common.hashing import sha256_file
-from egoworld.models.base import ImagePart
+from egoworld.core.hashing import sha256_file
+from egoworld.core.model import ImagePart
 
 MIME = {
     ".jpg": "image/jpeg",

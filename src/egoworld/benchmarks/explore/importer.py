@@ -13,9 +13,9 @@ from pathlib import Path
 from egoworld.benchmarks.explore.build import save_instances
 from egoworld.benchmarks.explore.instances import IMAGES_DIR, instance_from_official
 from egoworld.benchmarks.explore.partitions import TINY_SIZE
-from egoworld.benchmarks.folder import Benchmark
-from egoworld.common.files import InputFileError, read_json
-from egoworld.common.hashing import sha256_file
+from egoworld.core.bench_folder import Benchmark
+from egoworld.core.files import InputFileError, read_json
+from egoworld.core.hashing import sha256_file
 
 
 def import_explore_anno(

@@ -15,9 +15,9 @@ from typing import Any
 
 from egoworld.benchmarks.explore import TASK_ABNORMAL, TASK_SCENE, TASK_UNANNOTATED
 from egoworld.benchmarks.explore.partitions import partition_of
-from egoworld.benchmarks.schema import ImageInput, Media, Sample
-from egoworld.common.files import InputFileError
-from egoworld.media.confine import check_name
+from egoworld.core.confine import check_name
+from egoworld.core.files import InputFileError
+from egoworld.core.schema import ImageInput, Media, Sample
 
 IMAGES_DIR = "images"
 _MIDDLE_KEY = re.compile(r"^middle_frame_(\d+)_info$")

@@ -24,9 +24,9 @@ import numpy as np
 
 from egoworld.benchmarks.explore.prompts import JUDGE_SYSTEM, JUDGE_USER
 from egoworld.benchmarks.explore.strategy import clean_reply
-from egoworld.benchmarks.schema import Sample
-from egoworld.models.base import Message, ModelError, Request, TextPart
-from egoworld.runner.keys import request_key
+from egoworld.core.keys import request_key
+from egoworld.core.model import Message, ModelError, Request, TextPart
+from egoworld.core.schema import Sample
 
 KINDS = ("attribute", "relation", "key_state")
 SCORE_PARSER = "first-number-0-5/v1"
@@ -273,7 +273,7 @@ class OpenAIJudge(Judge):
     @property
     def store(self) -> Any:
         if self._store is None and self.cache_path is not None:
-            from egoworld.runner.store import ResponseStore
+            from egoworld.core.store import ResponseStore
 
             self._store = ResponseStore(self.cache_path)
         return self._store

@@ -14,10 +14,10 @@ from egoworld.benchmarks.explore import BENCHMARK_NAME, TASK_ORDER
 from egoworld.benchmarks.explore import baselines as _baselines  # noqa: F401 — registers copy-initial
 from egoworld.benchmarks.explore.instances import instance_from_sample
 from egoworld.benchmarks.explore.prompts import describe_scene, one_go_prompt
-from egoworld.benchmarks.registry import BenchmarkPlugin, ReportSection
-from egoworld.benchmarks.schema import Sample
-from egoworld.runner.permutations import Permutation
-from egoworld.runner.prompts import PromptBuilder
+from egoworld.core.permutations import Permutation
+from egoworld.core.plugin import BenchmarkPlugin, ReportSection
+from egoworld.core.prompts import PromptBuilder
+from egoworld.core.schema import Sample
 
 
 class ExplorePromptBuilder(PromptBuilder):
@@ -42,8 +42,8 @@ def _sections(
 ) -> list:
     """Table 2 (by sequence length), Table 3 (abnormal cases) and the cost table in `egoworld report`."""
     from egoworld.benchmarks.explore import report as rep
-    from egoworld.report.html import note_html, table_html
-    from egoworld.report.tables import to_markdown
+    from egoworld.render.html import note_html, table_html
+    from egoworld.render.tables import to_markdown
 
     scored = [s for s in summaries if "explore" in s]
     if not scored:

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from egoworld.benchmarks.explore.strategy import Strategy, clean_reply, parse_scene_list, step_labels
-from egoworld.benchmarks.folder import Benchmark
-from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, read_json
-from egoworld.runner.config import STORE_FILE
-from egoworld.runner.store import ResponseRow, ResponseStore
+from egoworld.core.bench_folder import Benchmark
+from egoworld.core.files import InputFileError, read_json
+from egoworld.core.run_config import STORE_FILE
+from egoworld.core.schema import Sample
+from egoworld.core.store import ResponseRow, ResponseStore
 
 
 @dataclass

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from egoworld.benchmarks.explore import BENCHMARK_NAME
-from egoworld.benchmarks.explore.score_run import SCORES_JSON
-from egoworld.common.files import InputFileError, read_json_object, write_json, write_text
-from egoworld.report.tables import Table, fmt, to_csv, to_markdown
+from egoworld.core.files import InputFileError, read_json_object, write_json, write_text
+from egoworld.core.run_config import SCORES_JSON
+from egoworld.render.tables import Table, fmt, to_csv, to_markdown
 
 PARTS = (("short", "Short"), ("medium", "Medium"), ("long", "Long"), ("full", "Full"))
 

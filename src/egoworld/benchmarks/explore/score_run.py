@@ -29,14 +29,13 @@ from egoworld.benchmarks.explore.summary import (
     per_sample,
     task_block,
 )
-from egoworld.benchmarks.folder import Benchmark, load_benchmark
-from egoworld.benchmarks.schema import Sample
-from egoworld.common.files import InputFileError, read_json
+from egoworld.core.bench_folder import Benchmark, load_benchmark
+from egoworld.core.files import InputFileError, read_json
+from egoworld.core.run_config import SCORES_JSON
+from egoworld.core.schema import Sample
 from egoworld.metrics.stats import mean_sem
 from egoworld.scoring.score import write_scores
 
-SCORES_JSONL = "scores.jsonl"
-SCORES_JSON = "scores.json"
 JUDGE_STORE = "judge.sqlite"
 DEFAULT_JUDGE = "lexical"
 _OPTION_KEYS = {
@@ -183,7 +182,7 @@ def score_explore_run(
     write: bool = True,
 ) -> dict[str, Any]:
     """The plug-in hook: score a run folder made by the EXPLORE driver or by the generic runner (one-go)."""
-    from egoworld.runner.run import select_samples
+    from egoworld.core.plan import select_samples
 
     run_dir = Path(run_dir)
     cfg = manifest.get("config", {})

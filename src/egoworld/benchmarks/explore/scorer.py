@@ -29,7 +29,7 @@ from egoworld.benchmarks.explore.matching import (
 )
 from egoworld.benchmarks.explore.nlp import DEFAULT_SPACY, Embedder, TextAnalyzer, split_sentences
 from egoworld.benchmarks.explore.predictions import Prediction
-from egoworld.benchmarks.schema import Sample
+from egoworld.core.schema import Sample
 
 PAPER_WEIGHTS = (0.25, 0.35, 0.40)
 PAPER_SCENE_WEIGHTS = (("mid_1", 0.2), ("mid_2", 0.3), ("final", 0.5))

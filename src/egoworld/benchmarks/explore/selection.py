@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from egoworld.benchmarks.explore.partitions import PARTITION_NAMES
-from egoworld.benchmarks.folder import Benchmark
-from egoworld.benchmarks.schema import Sample
+from egoworld.core.bench_folder import Benchmark
+from egoworld.core.schema import Sample
 
 SUBSETS = ("full", "tiny", *PARTITION_NAMES)
 

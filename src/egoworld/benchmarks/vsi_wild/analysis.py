@@ -18,15 +18,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from egoworld.benchmarks.folder import load_benchmark
-from egoworld.benchmarks.registry import ReportSection
-from egoworld.benchmarks.schema import Sample
 from egoworld.benchmarks.vsi_wild import TASK_ORDER
 from egoworld.benchmarks.vsi_wild.timing import GROUP_NAMES
-from egoworld.common.files import iter_jsonl, read_json_object
+from egoworld.core.bench_folder import load_benchmark
+from egoworld.core.files import iter_jsonl, read_json_object
+from egoworld.core.plugin import ReportSection
+from egoworld.core.schema import Sample
 from egoworld.metrics.stats import mean_sem
-from egoworld.report.html import image_html, note_html, table_html
-from egoworld.report.tables import Table, fmt, to_markdown
+from egoworld.render.html import image_html, note_html, table_html
+from egoworld.render.tables import Table, fmt, to_markdown
 
 
 @dataclass
@@ -143,7 +143,7 @@ def _plot(runs: Sequence[RunScores], out: Path, run_dirs: Sequence[Path]) -> str
     ax.set_title("VSI-Super-Wild by video duration")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    from egoworld.report.plots import section_plot_path
+    from egoworld.render.plots import section_plot_path
 
     path = section_plot_path(out, "vsi_wild_duration", run_dirs)
     fig.savefig(path, dpi=110)

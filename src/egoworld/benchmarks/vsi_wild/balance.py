@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from egoworld.benchmarks.schema import Media, Sample, Trajectory
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME
-from egoworld.common.hashing import seeded_rng
+from egoworld.core.hashing import seeded_rng
+from egoworld.core.schema import Media, Sample, Trajectory
 
 
 @dataclass

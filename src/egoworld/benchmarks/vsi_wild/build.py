@@ -19,8 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from egoworld.benchmarks.folder import Benchmark, save_benchmark
-from egoworld.benchmarks.schema import Sample, TaskInfo
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, streaming, vmr, voc, voo, vpo
 from egoworld.benchmarks.vsi_wild.balance import Draft, interleave_balance, select, to_samples, trim_to_blocks
 from egoworld.benchmarks.vsi_wild.config import BuildConfig
@@ -28,8 +26,10 @@ from egoworld.benchmarks.vsi_wild.importer import TASKS
 from egoworld.benchmarks.vsi_wild.source import WalkSource, load_source
 from egoworld.benchmarks.vsi_wild.timing import GROUP_NAMES
 from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER
-from egoworld.common.files import InputFileError
-from egoworld.common.hashing import sha256_file
+from egoworld.core.bench_folder import Benchmark, save_benchmark
+from egoworld.core.files import InputFileError
+from egoworld.core.hashing import sha256_file
+from egoworld.core.schema import Sample, TaskInfo
 from egoworld.world.folder import find_episodes
 
 STREAM_TASKS = {

@@ -8,15 +8,11 @@ from typing import Annotated
 
 import typer
 
-
-def _fail(exc: BaseException) -> None:
-    from egoworld.cli import _fail as fail
-
-    fail(exc)
+from egoworld.core.errors import fail
 
 
 def _errors() -> tuple[type[BaseException], ...]:
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
     from egoworld.media.errors import MediaError
 
     return (InputFileError, MediaError, ValueError, FileNotFoundError)
@@ -86,7 +82,7 @@ def build_cmd(
         )
         report = build_vsi_wild(world, out, cfg, say=lambda m: typer.echo(m, err=True))
     except _errors() as exc:
-        _fail(exc)
+        fail(exc)
     for line in report.lines():
         typer.echo(line)
 
@@ -102,13 +98,13 @@ def durations_cmd(
 ) -> None:
     """Add each video's duration and duration group (0–10 … 120+ min) to the samples, so `egoworld report`
     shows the duration analyses for the official question file too."""
-    from egoworld.benchmarks.folder import load_benchmark
     from egoworld.benchmarks.vsi_wild.durations import (
         add_durations,
         probe_durations,
         read_durations_csv,
         video_name,
     )
+    from egoworld.core.bench_folder import load_benchmark
 
     try:
         if (videos is None) == (durations is None):
@@ -121,7 +117,7 @@ def durations_cmd(
             table, origin = read_durations_csv(durations), f"csv {durations.name}"
         b = add_durations(bench, table, origin)
     except _errors() as exc:
-        _fail(exc)
+        fail(exc)
     groups: dict[str, int] = {}
     for s in b.samples:
         groups[s.metadata["duration_group"]] = groups.get(s.metadata["duration_group"], 0) + 1
@@ -142,7 +138,7 @@ def views_cmd(
     try:
         meta = cut_views(pano, out, size=size, fov_deg=fov)
     except _errors() as exc:
-        _fail(exc)
+        fail(exc)
     typer.echo(
         json.dumps({v: {k: m[k] for k in ("yaw_deg", "frames", "duration_s")} for v, m in meta.items()})
     )
@@ -162,7 +158,7 @@ def demo_cmd(
         per_task = old_per_task if old_per_task is not None else per_task  # --per-task: the old spelling
         index = run_demo(out, per_task=per_task, say=lambda m: typer.echo(m, err=True))
     except _errors() as exc:
-        _fail(exc)
+        fail(exc)
     typer.echo(f"demo report: {index}")
 
 

@@ -52,8 +52,8 @@ def demo_runs(out: str | Path, *, per_task: int = 120, say: Callable[[str], None
     """Walks, benchmark and the baselines (128 uniform frames, Shuffle24) under ``out``; returns the runs."""
     from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
     from egoworld.benchmarks.vsi_wild.config import BuildConfig
-    from egoworld.report.tables import summary_line
-    from egoworld.runner.config import RunConfig
+    from egoworld.core.run_config import RunConfig
+    from egoworld.render.tables import summary_line
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from egoworld.benchmarks.folder import Benchmark, load_benchmark, save_benchmark
-from egoworld.benchmarks.schema import Sample
 from egoworld.benchmarks.vsi_wild.timing import duration_group
-from egoworld.common.files import InputFileError, open_text
-from egoworld.common.numbers import parse_number
-from egoworld.media.confine import check_name
+from egoworld.core.bench_folder import Benchmark, load_benchmark, save_benchmark
+from egoworld.core.confine import check_name
+from egoworld.core.files import InputFileError, open_text
+from egoworld.core.numbers import parse_number
+from egoworld.core.schema import Sample
 
 
 def probe_duration(path: str | Path) -> float:

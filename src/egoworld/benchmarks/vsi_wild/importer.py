@@ -8,13 +8,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from egoworld.benchmarks.folder import Benchmark, check_unique_ids, save_benchmark
-from egoworld.benchmarks.schema import FrameInput, Media, Sample, TaskInfo, VideoInput
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, VIEWS
-from egoworld.common.files import InputFileError, explain_validation, iter_jsonl
-from egoworld.common.hashing import sha256_file
-from egoworld.common.numbers import check_number
-from egoworld.media.confine import check_name
+from egoworld.core.bench_folder import Benchmark, check_unique_ids, save_benchmark
+from egoworld.core.confine import check_name
+from egoworld.core.files import InputFileError, explain_validation, iter_jsonl
+from egoworld.core.hashing import sha256_file
+from egoworld.core.numbers import check_number
+from egoworld.core.schema import FrameInput, Media, Sample, TaskInfo, VideoInput
 
 _OPTION = re.compile(r"^\s*([A-Z])\)\s*(.+?)\s*$")
 _VIEW_SUFFIX = re.compile(r"_(" + "|".join(VIEWS) + r")$")

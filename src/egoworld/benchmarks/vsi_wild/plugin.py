@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from egoworld.benchmarks.registry import BenchmarkPlugin, ReportSection
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER
+from egoworld.core.plugin import BenchmarkPlugin, ReportSection
 
 
 def _sections(

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from egoworld.benchmarks.vsi_wild.timing import sampled_indices
 from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER
-from egoworld.common.files import InputFileError, read_jsonl
+from egoworld.core.files import InputFileError, read_jsonl
 from egoworld.geometry.equirect import FOUR_VIEWS
 from egoworld.media.index import VideoIndex, probe
 from egoworld.world.episode import Episode

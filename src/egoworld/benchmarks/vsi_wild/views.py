@@ -70,7 +70,7 @@ def cut_views(
     """
     import av
 
-    from egoworld.common.files import InputFileError
+    from egoworld.core.files import InputFileError
     from egoworld.media.writer import VideoWriter
 
     if size % 2:

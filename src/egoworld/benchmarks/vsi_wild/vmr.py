@@ -30,12 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.benchmarks.schema import FrameInput, Media, VideoInput
 from egoworld.benchmarks.vsi_wild.balance import Draft
 from egoworld.benchmarks.vsi_wild.config import VMRRules
 from egoworld.benchmarks.vsi_wild.source import ViewVideo, WalkSource
 from egoworld.benchmarks.vsi_wild.timing import duration_group, hms
-from egoworld.common.hashing import seeded_rng
+from egoworld.core.hashing import seeded_rng
+from egoworld.core.schema import FrameInput, Media, VideoInput
 from egoworld.geometry.transforms import rotation_about
 
 CARDINAL = {"forward": 0.0, "right": 90.0, "backward": 180.0, "left": -90.0}

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from egoworld.benchmarks.schema import Media, VideoInput
 from egoworld.benchmarks.vsi_wild.balance import Draft
 from egoworld.benchmarks.vsi_wild.source import WalkSource
 from egoworld.benchmarks.vsi_wild.timing import duration_group
+from egoworld.core.schema import Media, VideoInput
 
 QUESTION = (
     "[Fill-in-the-Blank] Throughout this video, count the total number of {category}(s) you observe. "

@@ -21,12 +21,12 @@ from collections import defaultdict
 
 import numpy as np
 
-from egoworld.benchmarks.schema import Media, VideoInput
 from egoworld.benchmarks.vsi_wild.balance import Draft
 from egoworld.benchmarks.vsi_wild.config import VOORules
 from egoworld.benchmarks.vsi_wild.source import WalkSource
 from egoworld.benchmarks.vsi_wild.timing import duration_group, frame_spacing
-from egoworld.common.hashing import seeded_rng
+from egoworld.core.hashing import seeded_rng
+from egoworld.core.schema import Media, VideoInput
 
 KINDS = ("first", "last")
 QUESTION = "[Ordering] In this video, choose the option listing the four objects by {kind}-appearance time."

@@ -29,12 +29,12 @@ from random import Random
 
 import numpy as np
 
-from egoworld.benchmarks.schema import ImageInput, Media, VideoInput
 from egoworld.benchmarks.vsi_wild.balance import Draft
 from egoworld.benchmarks.vsi_wild.config import VPORules
 from egoworld.benchmarks.vsi_wild.source import Visit, WalkSource
 from egoworld.benchmarks.vsi_wild.timing import duration_group, frame_spacing
-from egoworld.common.hashing import seeded_rng
+from egoworld.core.hashing import seeded_rng
+from egoworld.core.schema import ImageInput, Media, VideoInput
 
 QUESTION = (
     "[Single-Choice] Here are 4 frames captured at different moments in the video. Each frame is shown from a "
@@ -179,7 +179,7 @@ def balance_orders(drafts_: list[Draft], seed: int) -> list[Draft]:
 def render_images(src: WalkSource, drafts_: list[Draft], out_root: Path) -> int:
     """Render and write the query images of ``drafts_`` (all of ``src``); returns the number written."""
     from egoworld.benchmarks.vsi_wild.views import render_view
-    from egoworld.common.files import atomic_open
+    from egoworld.core.files import atomic_open
     from egoworld.media.decoder import decode_frames
     from egoworld.media.encode import png_bytes
 

@@ -25,9 +25,9 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from egoworld.common.files import InputFileError, open_text
-from egoworld.common.hashing import sha256_file
-from egoworld.media.confine import check_name
+from egoworld.core.confine import check_name
+from egoworld.core.files import InputFileError, open_text
+from egoworld.core.hashing import sha256_file
 from egoworld.world.episode import Episode, EpisodeMedia, Fixture
 from egoworld.world.folder import save_episode
 from egoworld.world.hd_epic.aria import HD_EPIC_FPS, load_framewise_poses, load_rgb_camera
@@ -81,7 +81,7 @@ def _video_path(video_dir: Path | None, participant: str, video: str) -> str | N
 
 
 def _media(video_dir: Path | None, participant: str, video: str, extra: dict | None = None) -> EpisodeMedia:
-    """The episode's video under ``video_dir``, which is declared as a media root (`egoworld.media.confine`);
+    """The episode's video under ``video_dir``, which is declared as a media root (`egoworld.core.confine`);
     ``extra``: files inside the episode folder (the digital-twin mesh)."""
     path = _video_path(video_dir, participant, video)
     if path is None or video_dir is None:

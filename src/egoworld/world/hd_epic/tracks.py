@@ -23,8 +23,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from egoworld.common.files import InputFileError, open_text, read_json
-from egoworld.common.numbers import parse_number
+from egoworld.core.files import InputFileError, open_text, read_json
+from egoworld.core.numbers import parse_number
 from egoworld.world.episode import EpisodeObject, Movement
 
 _UNNAMED = re.compile(r"Track \d+( \(skipped\))?")

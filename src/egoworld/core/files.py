@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from egoworld.common.hashing import canonical_json
-from egoworld.common.numbers import strict_loads
+from egoworld.core.hashing import canonical_json
+from egoworld.core.numbers import strict_loads
 
 
 class InputFileError(ValueError):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from egoworld.common.hashing import sha256_json
-from egoworld.models.base import Message
+from egoworld.core.hashing import sha256_json
+from egoworld.core.model import Message
 
 
 def request_key(

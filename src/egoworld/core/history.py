@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from egoworld.benchmarks.schema import Sample
+from egoworld.core.schema import Sample
 
 HISTORY_MODES = ("none", "gold", "pred")
 

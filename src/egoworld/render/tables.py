@@ -9,7 +9,7 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-from egoworld.benchmarks.registry import plugin_for
+from egoworld.core.plugin import plugin_for
 
 Table = list[list[str]]
 

@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from egoworld.report.tables import task_columns  # noqa: E402
+from egoworld.render.tables import task_columns  # noqa: E402
 
 
 def section_plot_path(out: Path, stem: str, run_dirs: Sequence[str | Path]) -> Path:

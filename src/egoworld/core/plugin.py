@@ -10,7 +10,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from egoworld.runner.prompts import PromptBuilder
+from egoworld.core.prompts import PromptBuilder
 
 
 @dataclass(frozen=True)

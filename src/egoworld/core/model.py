@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from egoworld.benchmarks.schema import Sample
+from egoworld.core.schema import Sample
 
 
 @dataclass(frozen=True)

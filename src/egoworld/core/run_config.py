@@ -6,10 +6,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from egoworld.common.files import InputFileError, read_json_object
+from egoworld.core.files import InputFileError, read_json_object
 
 RUN_MANIFEST = "run.json"
 STORE_FILE = "responses.sqlite"
+#: the scores files `egoworld score` writes into the run folder
+SCORES_JSONL = "scores.jsonl"
+SCORES_JSON = "scores.json"
+#: an imported run's official per-sample verdicts (`egoworld import lmms-eval`)
+REFERENCE_JSONL = "reference.jsonl"
 
 #: settings that must match when a run folder is resumed (they change request keys or their meaning)
 FIXED_FIELDS = ("benchmark_hash", "model", "inputs", "permutations", "seed", "epochs", "history")

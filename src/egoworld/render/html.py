@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from egoworld.report.tables import Table
+from egoworld.render.tables import Table
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:1300px;color:#222}
@@ -62,7 +62,7 @@ def scroll(inner: str) -> str:
 
 def question_set_warning(run_dirs: Sequence[Any], labels: Sequence[str]) -> str:
     """A warning paragraph when the runs of a section scored different question sets ('' when equal)."""
-    from egoworld.common.files import iter_jsonl
+    from egoworld.core.files import iter_jsonl
 
     sets = []
     for rd in run_dirs:

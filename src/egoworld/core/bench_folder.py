@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from egoworld import __version__
-from egoworld.benchmarks.schema import Manifest, Sample, TaskInfo
-from egoworld.common.files import (
+from egoworld.core.confine import MediaRoots
+from egoworld.core.files import (
     InputFileError,
     iter_jsonl,
     read_json,
@@ -17,9 +17,9 @@ from egoworld.common.files import (
     write_json,
     write_jsonl,
 )
-from egoworld.common.hashing import sha256_file
-from egoworld.media.confine import MediaRoots
-from egoworld.scoring.extract import letters_for
+from egoworld.core.hashing import sha256_file
+from egoworld.core.letters import letters_for
+from egoworld.core.schema import Manifest, Sample, TaskInfo
 
 MANIFEST = "manifest.json"
 
@@ -51,7 +51,7 @@ class Benchmark:
 
     def resolve(self, path: str) -> Path:
         """The real path of a sample's media file; `MediaOutsideError` when it lies outside the folder and
-        the media roots its manifest declares (`egoworld.media.confine`)."""
+        the media roots its manifest declares (`egoworld.core.confine`)."""
         return self._media.resolve(path, where=str(self.root / self.manifest.samples_file))
 
     @property
@@ -89,7 +89,7 @@ def save_benchmark(
 
     Builders pass ``check_media``: a missing or empty video or image is refused now, not at run time.
     ``media_roots``: links inside ``root`` (or absolute folders) that the builder made to media outside it;
-    every media path must resolve inside ``root`` or one of them (`egoworld.media.confine`)."""
+    every media path must resolve inside ``root`` or one of them (`egoworld.core.confine`)."""
     root = Path(root)
     samples = list(samples)
     media_roots = tuple(sorted(set(media_roots)))

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from egoworld.common.files import InputFileError
-from egoworld.common.secrets import redact
+from egoworld.core.files import InputFileError
+from egoworld.core.secrets import redact
 
 SCHEMA_VERSION = "1"
 

@@ -21,7 +21,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from egoworld.common.files import InputFileError
+from egoworld.core.files import InputFileError
 
 FIX = (
     "keep media inside the benchmark folder, or link the folder that holds it with the importer's "

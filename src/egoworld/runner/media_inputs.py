@@ -19,16 +19,16 @@ import threading
 from functools import partial
 from typing import Any
 
-from egoworld.benchmarks.folder import Benchmark
-from egoworld.benchmarks.schema import FrameInput, Sample
+from egoworld.core.bench_folder import Benchmark
+from egoworld.core.model import ImagePart, Part, VideoPart
+from egoworld.core.schema import FrameInput, Sample
 from egoworld.media.cache import FrameCache
-from egoworld.media.engine import Encoded, MediaEngine, Video, _Memo
+from egoworld.media.engine import Encoded, MediaEngine, Memo, Video
 from egoworld.media.errors import MediaError
 from egoworld.media.formats import canonical_image_format
 from egoworld.media.index import TimeOutsideVideo
 from egoworld.media.policies import Clip, Policy, parse_policy
 from egoworld.media.prep import Prep, parse_overlays
-from egoworld.models.base import ImagePart, Part, VideoPart
 from egoworld.runner.inputs import InputSettings
 
 LAST_FRAME_ROLE = "last_frame"
@@ -56,7 +56,7 @@ class MediaParts:
             timestamp=timestamp,
             image_format=canonical_image_format(settings.image_format),
         )
-        self._parts = _Memo(64)  # a sample's option orders and epochs run together (clip order)
+        self._parts = Memo(64)  # a sample's option orders and epochs run together (clip order)
         self._locks = [threading.Lock() for _ in range(16)]
 
     def parts(self, bench: Benchmark, sample: Sample) -> list[Part]:

@@ -1,17 +1,17 @@
 """Prompt text. The default layout follows the VSI-Super-Wild task: the question, "Options:" with
 "A) …" lines, then one instruction line; media parts always come before the text.
 
-A benchmark plug-in may register its own `PromptBuilder` (see `egoworld.benchmarks.registry`).
+A benchmark plug-in may register its own `PromptBuilder` (see `egoworld.core.plugin`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from egoworld.benchmarks.schema import Sample
-from egoworld.runner.history import history_block
-from egoworld.runner.permutations import Permutation
-from egoworld.scoring.extract import letters_for as letters  # the one letter helper
+from egoworld.core.history import history_block
+from egoworld.core.letters import letters_for as letters  # the one letter helper
+from egoworld.core.permutations import Permutation
+from egoworld.core.schema import Sample
 
 
 def letter_instruction(n: int) -> str:

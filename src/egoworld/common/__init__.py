@@ -1,1 +1,0 @@
-"""Small shared helpers: atomic files, JSON Lines, stable hashing and seeded randomness."""

@@ -1,0 +1,78 @@
+"""The plan of a run: its work items (sample, option order, epoch) and which samples a selection takes.
+
+The runner sends what the plan lists; the scorer and the importers of other harnesses' logs read the same
+plan, so a run folder means one set of items wherever it is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from egoworld.core.bench_folder import Benchmark
+from egoworld.core.permutations import Permutation, orders_for, permutation_id
+from egoworld.core.schema import Sample
+
+ItemId = tuple[str, str, int]  # (sample id, permutation id, epoch)
+
+
+@dataclass
+class Item:
+    sample: Sample
+    perm: Permutation | None
+    epoch: int
+    deps: list[ItemId] = field(default_factory=list)
+
+    @property
+    def id(self) -> ItemId:
+        return (self.sample.id, permutation_id(self.perm), self.epoch)
+
+
+def select_samples(
+    bench: Benchmark, tasks: list[str] | None, limit: int | None, per_task: int | None
+) -> list[Sample]:
+    """Samples in file order filtered by task, capped per task and in total; trajectory steps bring the steps
+    they depend on."""
+    if tasks:
+        unknown = sorted(set(tasks) - set(bench.tasks()))
+        if unknown:
+            raise ValueError(f"--tasks: {unknown} not in this benchmark (tasks: {', '.join(bench.tasks())})")
+    chosen: list[Sample] = []
+    per: dict[str, int] = {}
+    for s in bench.samples:
+        if tasks and s.task not in tasks:
+            continue
+        if per_task is not None and per.get(s.task, 0) >= per_task:
+            continue
+        if limit is not None and len(chosen) >= limit:
+            break
+        per[s.task] = per.get(s.task, 0) + 1
+        chosen.append(s)
+    ids = {s.id for s in chosen}
+    needed = set()
+    for s in chosen:
+        stack = list(s.trajectory.depends_on) if s.trajectory else []
+        while stack:
+            d = stack.pop()
+            if d not in ids and d not in needed:
+                needed.add(d)
+                dep = bench.sample(d)
+                stack.extend(dep.trajectory.depends_on if dep.trajectory else ())
+    if needed:
+        chosen = [s for s in bench.samples if s.id in ids or s.id in needed]
+    return chosen
+
+
+def plan_items(samples: list[Sample], mode: str | int, seed: int, epochs: int, history: str) -> list[Item]:
+    orders = {s.id: orders_for(len(s.choices) if s.choices else None, mode, seed, s.id) for s in samples}
+    items = []
+    for s in samples:
+        for perm in orders[s.id]:
+            for epoch in range(epochs):
+                item = Item(sample=s, perm=perm, epoch=epoch)
+                if history == "pred" and s.trajectory:
+                    for d in s.trajectory.depends_on:
+                        pid = permutation_id(perm)
+                        dep_pids = [permutation_id(p) for p in orders[d]]
+                        item.deps.append((d, pid if pid in dep_pids else dep_pids[0], epoch))
+                items.append(item)
+    return items

@@ -1,0 +1,121 @@
+"""The house rule, read from the code's own imports (an `ast` pass over ``src/egoworld``): imports only look
+down the floors of ``docs/architecture.md``, no two top-level packages import each other, and no module
+imports another module's ``_private`` name."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "egoworld"
+
+#: bottom to top; a package may import its own floor's modules only when it is the same package
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("core",),
+    ("geometry", "metrics"),
+    ("world", "media"),
+    ("sim",),
+    ("models",),
+    ("scoring",),
+    ("runner",),
+    ("render",),
+    ("benchmarks",),
+    ("solvers",),
+    ("view",),
+    ("report",),
+    ("interchange",),
+    ("perception",),
+    ("demo",),
+    ("commands", "cli_examples"),
+    ("cli",),
+)
+FLOOR = {pkg: i for i, names in enumerate(FLOORS) for pkg in names}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> list[tuple[int, str, list[str]]]:
+    """(line, imported module, imported names) of every import in the file, function-level ones included."""
+    mod = _module_name(path)
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    out: list[tuple[int, str, list[str]]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = mod.split(".") if path.name == "__init__.py" else mod.split(".")[:-1]
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            out.append((node.lineno, target, [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            out.extend((node.lineno, a.name, []) for a in node.names)
+    return out
+
+
+def _top(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "egoworld" and len(parts) > 1 else None
+
+
+def _edges() -> dict[tuple[str, str], list[str]]:
+    edges: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for path in sorted(SRC.rglob("*.py")):
+        src = _top(_module_name(path))
+        for line, target, _ in _imports(path):
+            dst = _top(target)
+            if src and dst and src != dst:
+                edges[(src, dst)].append(f"{path.relative_to(SRC.parent)}:{line} imports {target}")
+    return edges
+
+
+def test_every_package_has_a_floor() -> None:
+    packages = {p.name for p in SRC.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    packages |= {p.stem for p in SRC.glob("*.py") if p.stem != "__init__"}
+    missing = sorted(packages - set(FLOOR))
+    assert not missing, f"give {missing} a floor in FLOORS (and in docs/architecture.md)"
+
+
+def test_no_import_cycle_between_packages() -> None:
+    edges = _edges()
+    pairs = [
+        f"{a} <-> {b}: {edges[(a, b)][0]}; {edges[(b, a)][0]}"
+        for (a, b) in sorted(edges)
+        if (b, a) in edges and a < b
+    ]
+    assert not pairs, "packages that import each other:\n" + "\n".join(pairs)
+
+
+def test_imports_only_look_down() -> None:
+    edges = _edges()
+    upward = [
+        f"{a} (floor {FLOOR.get(a)}) -> {b} (floor {FLOOR.get(b)}): {where[0]}"
+        for (a, b), where in sorted(edges.items())
+        if a in FLOOR and b in FLOOR and FLOOR[a] <= FLOOR[b]
+    ]
+    assert not upward, "imports that do not look down:\n" + "\n".join(upward)
+
+
+def test_no_private_name_imported_from_another_module() -> None:
+    bad = []
+    for path in sorted(SRC.rglob("*.py")):
+        for line, target, names in _imports(path):
+            if not target.startswith("egoworld"):
+                continue
+            private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            if private or any(p.startswith("_") for p in target.split(".")[1:] if p != "__init__"):
+                bad.append(f"{path.relative_to(SRC.parent)}:{line} from {target} import {', '.join(names)}")
+    assert not bad, "private names imported across modules:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("floors", [FLOORS])
+def test_floors_are_documented(floors: tuple[tuple[str, ...], ...]) -> None:
+    doc = (SRC.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    missing = [pkg for names in floors for pkg in names if f"`{pkg}" not in doc]
+    assert not missing, f"docs/architecture.md does not name {missing}"
