@@ -1,16 +1,24 @@
-"""Benchmark plug-ins: what a benchmark may customise without touching the runner or the metrics.
+"""The benchmark plug-in protocol: everything a benchmark may customise without touching the runner, the
+scorer, the report or the viewer.
 
-A plug-in lives in ``egoworld.benchmarks.<name>.plugin`` and exposes ``PLUGIN``; a benchmark without one
-uses the defaults (the standard prompt layout, accuracy for choices, linear MRA for numbers).
+A benchmark registers its `BenchmarkPlugin` under the ``egoworld.benchmarks`` entry-point group
+(`egoworld.core.registry`); a benchmark folder whose name no package registers runs with the defaults (the
+standard prompt layout, accuracy for choices, linear MRA for numbers). Every hook is optional and typed
+below; the runner, the scorer, the report and the viewer call the hooks and never name a benchmark.
 """
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from egoworld.core.prompts import PromptBuilder
+from egoworld.core.schema import Sample
+
+if TYPE_CHECKING:
+    from egoworld.core.bench_folder import Benchmark
 
 
 @dataclass(frozen=True)
@@ -22,35 +30,103 @@ class ReportSection:
     html: str
 
 
+@dataclass(frozen=True)
+class ViewerPanel:
+    """A block the viewer shows on a sample's page (e.g. EXPLORE's reference final scene): a title and either
+    ``rows`` (a list of records shown as a table) or ``html`` (already escaped)."""
+
+    title: str
+    rows: list[dict[str, Any]] | None = None
+    html: str | None = None
+
+
+class SampleMetric(Protocol):
+    """An extra metric: the score in [0, 1] of an extracted answer (an original choice index or a number)."""
+
+    def __call__(self, sample: Sample, value: int | float | None, /) -> float: ...
+
+
+class RunScorer(Protocol):
+    """Scores a whole run folder itself (free-form answers, e.g. judge-based) and returns the scores.json
+    summary; ``egoworld score`` calls it with the benchmark, the run manifest and the scoring options."""
+
+    def __call__(
+        self,
+        run_dir: Path,
+        *,
+        bench: Benchmark,
+        manifest: dict[str, Any],
+        options: dict[str, Any],
+        write: bool,
+    ) -> dict[str, Any]: ...
+
+
+class SectionsHook(Protocol):
+    """Extra report sections (analyses) for this benchmark's runs: scores.json summaries, run folders, row
+    labels and the report folder (plots go in ``out/plots``)."""
+
+    def __call__(
+        self,
+        summaries: Sequence[dict[str, Any]],
+        run_dirs: Sequence[Path],
+        labels: Sequence[str],
+        out: Path,
+        /,
+    ) -> list[ReportSection]: ...
+
+
+class OfficialAggregates(Protocol):
+    """The official harness's aggregates beside ours (``scores.json["official"]``)."""
+
+    def __call__(self, bench: Benchmark, rows: Sequence[dict[str, Any]], /) -> dict[str, Any]: ...
+
+
+class OfficialScore(Protocol):
+    """``--scoring official``: one reply scored with the official harness's per-sample rules; returns an
+    object with ``value`` (presented choice index / number / [t, x, y]), ``parsed``, ``rule`` and ``score``."""
+
+    def __call__(self, sample: Sample, raw: str, choices: Sequence[str] | None, /) -> Any: ...
+
+
+class PanelsHook(Protocol):
+    """Viewer panels for one sample."""
+
+    def __call__(self, sample: Sample, /) -> list[ViewerPanel]: ...
+
+
 @dataclass
 class BenchmarkPlugin:
+    """What one benchmark adds to the generic stages (see the hook protocols above)."""
+
     name: str
     prompt: PromptBuilder = field(default_factory=PromptBuilder)
-    #: extra metric functions by name: f(sample, value) -> score in [0, 1]; value is the extracted answer
-    metrics: dict[str, Any] = field(default_factory=dict)
-    #: report column order and labels, when they differ from the manifest's task order
+    #: extra metric functions by name (a task's ``metric`` in the manifest names one)
+    metrics: dict[str, SampleMetric] = field(default_factory=dict)
+    #: report column order, when it differs from the manifest's task order
     report_columns: tuple[str, ...] | None = None
-    #: scores a whole run folder itself (benchmarks with free-form answers, e.g. a judge-based scorer):
-    #: ``f(run_dir, *, bench, manifest, options, write) -> scores.json summary``; `score_run` calls it
-    score_run: Any = None
-    #: extra report sections (analyses): ``f(summaries, run_dirs, labels, out_dir) -> list[ReportSection]``
-    #: for this benchmark's runs (scores.json summaries, run folders, row labels); plots go in ``out_dir/plots``
-    report_sections: Any = None
-    #: the official harness's aggregates beside ours: ``f(bench, scores.jsonl rows) -> dict`` (scores.json "official")
-    official_aggregates: Any = None
-
-
-_CACHE: dict[str, BenchmarkPlugin] = {}
+    score_run: RunScorer | None = None
+    report_sections: SectionsHook | None = None
+    official_aggregates: OfficialAggregates | None = None
+    official_score: OfficialScore | None = None
+    viewer_panels: PanelsHook | None = None
 
 
 def plugin_for(name: str) -> BenchmarkPlugin:
-    """The plug-in of benchmark ``name`` (the default plug-in when the benchmark has none)."""
-    if name not in _CACHE:
-        try:
-            module = importlib.import_module(f"egoworld.benchmarks.{name}.plugin")
-            _CACHE[name] = module.PLUGIN
-        except ModuleNotFoundError as exc:
-            if exc.name not in (f"egoworld.benchmarks.{name}", f"egoworld.benchmarks.{name}.plugin"):
-                raise
-            _CACHE[name] = BenchmarkPlugin(name=name)
-    return _CACHE[name]
+    """The plug-in registered for benchmark ``name`` (the default plug-in when no package registers one)."""
+    from egoworld.core import registry
+
+    if registry.has(registry.BENCHMARKS, name):
+        plugin = registry.load(registry.BENCHMARKS, name)
+        if not isinstance(plugin, BenchmarkPlugin):
+            raise registry.RegistryError(
+                f"benchmark entry point {name!r} is a {type(plugin).__name__}, not a BenchmarkPlugin"
+            )
+        return plugin
+    return _default(name)
+
+
+_DEFAULTS: dict[str, BenchmarkPlugin] = {}
+
+
+def _default(name: str) -> BenchmarkPlugin:
+    return _DEFAULTS.setdefault(name, BenchmarkPlugin(name=name))
