@@ -55,7 +55,7 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium)
 
 test: install-test chromium
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25
 
 test-fast: install-test
 	$(PY) -m pytest -q -m "not slow"
