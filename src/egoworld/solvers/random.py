@@ -75,6 +75,4 @@ def _create(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
     return RandomModel(run_benchmark_of(ctx, "random"), seed=seed, int_range=rng)
 
 
-BACKEND = Backend(
-    "random", _create, "uniform over choices; integers in int_range (default 0-20); seed=S"
-)
+BACKEND = Backend("random", _create, "uniform over choices; integers in int_range (default 0-20); seed=S")
