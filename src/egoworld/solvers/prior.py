@@ -43,7 +43,7 @@ class PriorModel(Solver):
         for s in split.samples:
             if s.answer_type == "choice":
                 for i in s.correct_indices:
-                    texts.setdefault(s.task, Counter())[s.choices[i].strip().lower()] += 1
+                    texts.setdefault(s.task, Counter())[(s.choices or ())[i].strip().lower()] += 1
                     positions.setdefault(s.task, Counter())[i] += 1
             elif s.answer_type in ("integer", "number"):
                 numbers.setdefault(s.task, []).append(float(s.answer))

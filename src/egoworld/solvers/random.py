@@ -19,7 +19,7 @@ def default_query_time(sample: Sample) -> float:
     """The clip end, else the latest gold candidate (for a plug-in without a ``query_time`` hook)."""
     if sample.media.video is not None and sample.media.video.end_s is not None:
         return float(sample.media.video.end_s)
-    return max(c["time_s"] for c in sample.answer["candidates"])
+    return float(max(c["time_s"] for c in sample.answer["candidates"]))
 
 
 class RandomModel(Solver):

@@ -47,7 +47,7 @@ def _query_time(sample: Sample) -> float:
     q = (sample.metadata.get("official") or {}).get("query_time_sec")
     if isinstance(q, int | float):
         return float(q)
-    return max(c["time_s"] for c in sample.answer["candidates"])
+    return float(max(c["time_s"] for c in sample.answer["candidates"]))
 
 
 PLUGIN = BenchmarkPlugin(
