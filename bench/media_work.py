@@ -1,6 +1,6 @@
 """Bench: media work per question, ours vs decoding per question, and memory over 1,000 samples.
 
-Two runs through the real runner (oracle answers; every request's images are encoded as the OpenAI backend
+Two runs through the real runner (a fixed answer; every request's images are encoded as the OpenAI backend
 sends them, data URLs included):
 
 * Beyond3D-like: 8 questions asked at the same moment of the same clip (1 fps up to the query time,
@@ -108,7 +108,7 @@ def shuffle_like(root: Path, videos: list[str], per_video: int = 3):
 
 
 def sender(every: int = 0):
-    """A model that builds the OpenAI payload of every request (images as data URLs) and answers gold;
+    """A model that builds the OpenAI payload of every request (images as data URLs) and answers "A";
     with ``every``, it notes the resident memory after each ``every`` requests."""
     from egoworld.core.model import Generation, Model, Request
     from egoworld.models.openai_compat import encode_message
@@ -132,7 +132,7 @@ def sender(every: int = 0):
                     f"  {self.count:>5} samples: RSS {self.marks[-1][1]:.0f} MB, peak {self.marks[-1][2]:.0f} MB",
                     flush=True,
                 )
-            return Generation(text=request.gold or "A")
+            return Generation(text="A")
 
     return Sender()
 
@@ -183,7 +183,7 @@ def payload_sizes(root: Path, videos: list[str], frames: int = 128) -> list[dict
                 "max_tokens": 256,
             }
             self.bodies.append(len(_json.dumps(body)))
-            return Generation(text=request.gold or "A")
+            return Generation(text="A")
 
     rows = []
     for fmt in PAYLOAD_FORMATS:

@@ -14,7 +14,6 @@ pytest.importorskip("transformers", reason="install egoworld[hf] (make test does
 
 from egoworld.core.model import ImagePart, Message, Request, TextPart  # noqa: E402
 from egoworld.core.run_config import RunConfig  # noqa: E402
-from egoworld.core.schema import Sample  # noqa: E402
 from egoworld.models.doctor import tiny_png  # noqa: E402
 from egoworld.models.hf import HFModel, ImageTextProcessor, folder_revision  # noqa: E402
 from egoworld.models.spec import create_model  # noqa: E402
@@ -30,18 +29,16 @@ def tiny(tmp_path_factory):
 
 
 def _request(key: str, text: str, image: bytes | None = None) -> Request:
-    sample = Sample(id=key, benchmark="b", task="t", question=text, answer_type="integer", answer=1)
     parts: tuple = (TextPart(text),)
     if image is not None:
         parts = (ImagePart(sha256=key, mime="image/png", load=lambda: image, label="Frame 1"), *parts)
     return Request(
         key=key,
-        sample=sample,
+        sample_id=key,
         messages=(Message("user", parts),),
         choices=None,
         permutation=None,
         epoch=0,
-        gold=None,
     )
 
 

@@ -32,7 +32,7 @@ CHOICES = ("left", "right", "forward", "backward")
 
 
 class Recorder(Model):
-    """Answers with the gold reply and keeps the media parts it was sent (reading their bytes)."""
+    """Answers "A" and keeps the media parts it was sent (reading their bytes)."""
 
     backend = "test"
 
@@ -46,7 +46,7 @@ class Recorder(Model):
         parts = [p for p in request.messages[0].content if isinstance(p, ImagePart | VideoPart)]
         loaded = await asyncio.to_thread(lambda: [(p, p.load()) for p in parts])
         self.seen[request.sample_id] = loaded
-        return Generation(text=request.gold or "A")
+        return Generation(text="A")
 
 
 def _sample(sid: str, file: str, **media) -> Sample:

@@ -14,7 +14,6 @@ import pytest
 from benchmarks_factory import balanced_mc_bench
 from egoworld.core.model import ImagePart, Message, Request, TextPart
 from egoworld.core.run_config import RunConfig
-from egoworld.core.schema import Sample
 from egoworld.models.openai_compat import OpenAICompatModel, encode_message, list_models
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
@@ -161,17 +160,15 @@ def test_an_image_is_encoded_once_across_the_requests_that_carry_it():
 
     part = ImagePart(sha256=hashlib.sha256(png).hexdigest(), mime="image/png", load=load, label="Frame 1")
     model = OpenAICompatModel("m")
-    sample = Sample(id="s", benchmark="b", task="t", question="q", answer_type="integer", answer=1)
     bodies = [
         model.payload(
             Request(
                 key=f"k{i}",
-                sample=sample,
+                sample_id="s",
                 messages=(Message("user", (part, TextPart(f"q{i}"))),),
                 choices=None,
                 permutation=None,
                 epoch=i,
-                gold=None,
             )
         )
         for i in range(24)

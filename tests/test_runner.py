@@ -11,11 +11,11 @@ import pytest
 from benchmarks_factory import balanced_mc_bench
 from egoworld.core.bench_folder import load_benchmark, save_benchmark
 from egoworld.core.files import InputFileError
-from egoworld.core.model import Generation, Model, Request
+from egoworld.core.model import Generation, Model, ModelContext, Request
 from egoworld.core.run_config import RunConfig
 from egoworld.core.schema import Sample, TaskInfo, Trajectory
 from egoworld.models.openai_compat import OpenAICompatModel
-from egoworld.models.spec import ModelContext, create_model
+from egoworld.models.spec import create_model
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
 

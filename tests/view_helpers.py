@@ -11,9 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-from egoworld.core.bench_folder import save_benchmark
+from egoworld.core.bench_folder import load_benchmark, save_benchmark
 from egoworld.core.model import Generation, Model, Request
 from egoworld.core.schema import FrameInput, ImageInput, Media, Sample, TaskInfo, Trajectory, VideoInput
+from egoworld.solvers.oracle import OracleModel
 
 DIRECTIONS = ("front-left", "front-right", "back-left", "back-right")
 XSS = "<script>window.__xss=1</script>"
@@ -95,21 +96,22 @@ def make_view_bench(root: Path, *, name: str = "viewtoy", xss: bool = False) -> 
 
 
 class Scripted(Model):
-    """Replies with a fixed text per sample (``replies``), else the gold reply; a name of our choosing."""
+    """Replies with a fixed text per sample (``replies``), else the gold reply (the oracle solver's, once
+    `run_model` gave it the benchmark); a name of our choosing."""
 
     backend = "test"
 
     def __init__(self, name: str, replies: dict[str, str] | None = None):
         self._name = name
         self.replies = replies or {}
+        self.oracle: OracleModel | None = None
 
     def identity(self):
         return {"backend": "test", "model": self._name}
 
     async def generate(self, request: Request) -> Generation:
-        return Generation(
-            text=self.replies.get(request.sample_id, request.gold or "A"), served_model=self._name
-        )
+        gold = self.oracle.gold(request) if self.oracle is not None else None
+        return Generation(text=self.replies.get(request.sample_id, gold or "A"), served_model=self._name)
 
 
 def run_model(bench: Path, out: Path, model: str, *, scripted: Scripted | None = None, **kw) -> Path:
@@ -118,6 +120,8 @@ def run_model(bench: Path, out: Path, model: str, *, scripted: Scripted | None =
     from egoworld.scoring.score import score_run
 
     cfg = RunConfig(bench=bench, model=model, out=out, concurrency=2, progress=False, **kw)
+    if scripted is not None:
+        scripted.oracle = OracleModel(load_benchmark(bench))
     run_benchmark(cfg, model=scripted)
     score_run(out)
     return out

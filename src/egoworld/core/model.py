@@ -1,7 +1,10 @@
-"""The model interface: a `Request` (chat messages + what baselines need) in, a `Generation` out.
+"""The model interface: a `Request` (chat messages, presented choices, an opaque sample id) in, a
+`Generation` out, and the `Backend` record a package registers to add a backend.
 
-Every backend — HTTP servers, in-process Hugging Face models, built-in baselines — implements
-`Model.generate`. A failure that should be recorded (and retried on the next run) raises `ModelError`.
+Every backend — HTTP servers, in-process Hugging Face models, the baseline solvers — implements
+`Model.generate`. A backend sees the request only, never the sample: a solver that needs the sample (a
+baseline) looks it up by ``request.sample_id`` in the benchmark of its `ModelContext`. A failure that should
+be recorded (and retried on the next run) raises `ModelError`.
 """
 
 from __future__ import annotations
@@ -10,9 +13,10 @@ import base64
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from egoworld.core.schema import Sample
+if TYPE_CHECKING:
+    from egoworld.core.bench_folder import Benchmark
 
 
 @dataclass(frozen=True)
@@ -107,21 +111,16 @@ class Message:
 class Request:
     """One model call for (sample, permutation, epoch).
 
-    ``choices`` are the options in presented order; ``gold`` is the correct reply as the prompt asks for it
-    ("B", "42") — only the oracle baseline may read it.
+    ``sample_id`` names the sample without carrying it (nor its answer); ``choices`` are the options in
+    presented order and ``permutation`` that order (original indices), None without choices.
     """
 
     key: str
-    sample: Sample
+    sample_id: str
     messages: tuple[Message, ...]
     choices: tuple[str, ...] | None
     permutation: tuple[int, ...] | None
     epoch: int
-    gold: str | None
-
-    @property
-    def sample_id(self) -> str:
-        return self.sample.id
 
 
 @dataclass
@@ -177,3 +176,41 @@ class Model(ABC):
     @property
     def name(self) -> str:
         return str(self.identity().get("model", self.backend))
+
+
+@dataclass
+class ModelContext:
+    """What a backend factory may need besides its options: the benchmark being run and run-level settings.
+
+    ``gold_reply``: the gold reply of a request, when the code that plans the requests knows it better than
+    the benchmark's prompt builder (a step of a multi-step chain); the oracle solver asks it first.
+    """
+
+    benchmark: Benchmark | None = None
+    seed: int = 0
+    concurrency: int = 8
+    gold_reply: Callable[[Request], str | None] | None = None
+
+
+BackendFactory = Callable[[str, dict[str, str], ModelContext], Model]
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A model backend as registered under the ``egoworld.backends`` entry-point group: ``factory(name,
+    options, context)`` makes the model of the spec ``<backend>:<name>``; ``help`` is its one-line summary
+    (`egoworld models`)."""
+
+    name: str
+    factory: BackendFactory
+    help: str
+
+
+def check_options(options: dict[str, str], allowed: set[str], spec: str) -> dict[str, str]:
+    """``options`` when every key is in ``allowed``; otherwise a ValueError naming the unknown and allowed keys."""
+    unknown = set(options) - allowed
+    if unknown:
+        raise ValueError(
+            f"{spec}: unknown option(s) {sorted(unknown)} (allowed: {sorted(allowed) or 'none'})"
+        )
+    return options

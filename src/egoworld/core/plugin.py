@@ -88,6 +88,13 @@ class OfficialScore(Protocol):
     def __call__(self, sample: Sample, raw: str, choices: Sequence[str] | None, /) -> Any: ...
 
 
+class QueryTime(Protocol):
+    """The time (seconds into the video) a time + point question is asked at; the random baseline draws its
+    times up to it. Without the hook: the clip end, else the latest gold candidate."""
+
+    def __call__(self, sample: Sample, /) -> float: ...
+
+
 class PanelsHook(Protocol):
     """Viewer panels for one sample."""
 
@@ -109,6 +116,7 @@ class BenchmarkPlugin:
     official_aggregates: OfficialAggregates | None = None
     official_score: OfficialScore | None = None
     viewer_panels: PanelsHook | None = None
+    query_time: QueryTime | None = None
 
 
 def plugin_for(name: str) -> BenchmarkPlugin:

@@ -1,38 +1,35 @@
-"""Create a model from a spec string: ``random``, ``prior``, ``oracle``, ``openai:<model name>``.
+"""Create a model from a spec string: ``random``, ``prior``, ``oracle``, ``openai:<model name>``, ``hf:<path>``.
 
-Backend options come as ``key=value`` strings (``--model-arg``); unknown keys are refused by name.
-Other packages add backends with `register_backend`.
+A spec's backend is a name registered under the ``egoworld.backends`` entry-point group
+(`egoworld.core.registry`; egoworld's own are in its pyproject.toml), whose value is a `Backend`. Backend
+options come as ``key=value`` strings (``--model-arg``); unknown keys are refused by name.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from typing import Any
-
-from egoworld.core.bench_folder import Benchmark, load_benchmark
-from egoworld.core.model import Model
-from egoworld.models.baselines import DEFAULT_INT_RANGE, OracleModel, PriorModel, RandomModel
-
-Factory = Callable[[str, dict[str, str], "ModelContext"], Model]
-_BACKENDS: dict[str, tuple[Factory, str]] = {}
+from egoworld.core import registry
+from egoworld.core.model import Backend, Model, ModelContext
 
 
-class ModelContext:
-    """What a factory may need besides its options: the benchmark being run and run-level settings."""
-
-    def __init__(self, benchmark: Benchmark | None = None, seed: int = 0, concurrency: int = 8):
-        self.benchmark = benchmark
-        self.seed = seed
-        self.concurrency = concurrency
-
-
-def register_backend(name: str, factory: Factory, help: str) -> None:
-    _BACKENDS[name] = (factory, help)
+def backend(name: str) -> Backend:
+    """The registered backend ``name``; a ValueError listing the known ones when none is."""
+    found = registry.load(registry.BACKENDS, name)
+    if not isinstance(found, Backend):
+        raise registry.RegistryError(
+            f"backend entry point {name!r} is a {type(found).__name__}, not an egoworld.core.model.Backend"
+        )
+    return found
 
 
 def available_backends() -> dict[str, str]:
-    return {name: help for name, (_, help) in sorted(_BACKENDS.items())}
+    """Name → one-line help of every registered backend (a backend that does not import says why)."""
+    out = {}
+    for name in registry.names(registry.BACKENDS):
+        try:
+            out[name] = backend(name).help
+        except registry.RegistryError as exc:
+            out[name] = f"(unavailable: {exc})"
+    return out
 
 
 def parse_model_args(items: list[str] | None) -> dict[str, str]:
@@ -82,129 +79,8 @@ def create_model(
         if key in options and options[key] != value:
             raise ValueError(f"{key} given twice: {value!r} in the model spec and {options[key]!r} as a flag")
         options[key] = value
-    backend, _, name = spec.partition(":")
-    if backend not in _BACKENDS:
-        known = ", ".join(sorted(_BACKENDS))
-        raise ValueError(f"unknown model backend {backend!r} in {spec!r} (known: {known})")
-    factory, _ = _BACKENDS[backend]
-    return factory(name, dict(options or {}), context or ModelContext())
-
-
-def _take(options: dict[str, str], allowed: set[str], spec: str) -> dict[str, str]:
-    unknown = set(options) - allowed
-    if unknown:
-        raise ValueError(
-            f"{spec}: unknown option(s) {sorted(unknown)} (allowed: {sorted(allowed) or 'none'})"
-        )
-    return options
-
-
-def _parse_range(text: str) -> tuple[int, int]:
-    lo, sep, hi = text.replace("..", "-").partition("-")
-    if not sep:
-        raise ValueError(f"int_range {text!r}: expected LOW-HIGH, e.g. 0-20")
-    return int(lo), int(hi)
-
-
-def _random(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
-    opts = _take(options, {"seed", "int_range"}, "random")
-    seed = int(opts.get("seed", ctx.seed))
-    rng = _parse_range(opts["int_range"]) if "int_range" in opts else DEFAULT_INT_RANGE
-    return RandomModel(seed=seed, int_range=rng)
-
-
-def _prior(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
-    opts = _take(options, {"split", "stat"}, "prior")
-    if "split" in opts:
-        split = load_benchmark(opts["split"])
-    elif ctx.benchmark is not None:
-        split = ctx.benchmark
-    else:
-        raise ValueError("prior: pass split=DIR (the benchmark to take answer frequencies from)")
-    return PriorModel(split, stat=opts.get("stat", "mode"))
-
-
-def _oracle(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
-    _take(options, set(), "oracle")
-    return OracleModel()
-
-
-_OPENAI_KEYS = {
-    "base_url",
-    "api_key_env",
-    "revision",
-    "max_tokens",
-    "temperature",
-    "top_p",
-    "seed",
-    "stop",
-    "extra_body",
-    "timeout",
-    "max_retries",
-    "backoff",
-    "max_backoff",
-}
-
-
-def _openai(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
-    from egoworld.models.openai_compat import OpenAICompatModel
-
-    opts = _take(options, _OPENAI_KEYS, "openai")
-    kwargs: dict[str, Any] = {"concurrency": ctx.concurrency}
-    for key in ("base_url", "api_key_env", "revision"):
-        if key in opts:
-            kwargs[key] = opts[key]
-    for key in ("max_tokens", "max_retries", "seed"):
-        if key in opts:
-            kwargs[key] = int(opts[key])
-    for key in ("temperature", "top_p", "timeout", "backoff", "max_backoff"):
-        if key in opts:
-            kwargs[key] = float(opts[key])
-    if "stop" in opts:
-        kwargs["stop"] = [s for s in opts["stop"].split("|") if s]
-    if "extra_body" in opts:
-        kwargs["extra_body"] = json.loads(opts["extra_body"])
-    return OpenAICompatModel(name, **kwargs)
-
-
-def _hf(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
-    from egoworld.models.hf import HFModel
-
-    opts = _take(
-        options,
-        {
-            "dtype",
-            "device",
-            "max_new_tokens",
-            "max_tokens",
-            "batch_size",
-            "temperature",
-            "revision",
-            "processor",
-            "trust_remote_code",
-        },
-        "hf",
-    )
-    kwargs: dict[str, Any] = {k: opts[k] for k in ("dtype", "device", "revision", "processor") if k in opts}
-    if "max_new_tokens" in opts or "max_tokens" in opts:
-        kwargs["max_new_tokens"] = int(opts.get("max_new_tokens", opts.get("max_tokens", "256")))
-    if "batch_size" in opts:
-        kwargs["batch_size"] = int(opts["batch_size"])
-    if "temperature" in opts:
-        kwargs["temperature"] = float(opts["temperature"])
-    if "trust_remote_code" in opts:
-        kwargs["trust_remote_code"] = opts["trust_remote_code"].lower() in ("1", "true", "yes")
-    return HFModel(name, **kwargs)
-
-
-register_backend("random", _random, "uniform over choices; integers in int_range (default 0-20); seed=S")
-register_backend(
-    "prior", _prior, "constant answer per task fitted on split=DIR (default: the run's benchmark)"
-)
-register_backend("oracle", _oracle, "returns the gold answer (a run must score 100)")
-register_backend(
-    "openai",
-    _openai,
-    "openai:<model> — any OpenAI-compatible server (base_url=…, api key from $OPENAI_API_KEY)",
-)
-register_backend("hf", _hf, "hf:<folder or hub id> — transformers in-process (dtype=, device=, batch_size=)")
+    name, _, model_name = spec.partition(":")
+    if not registry.has(registry.BACKENDS, name):
+        known = ", ".join(registry.names(registry.BACKENDS))
+        raise ValueError(f"unknown model backend {name!r} in {spec!r} (known: {known})")
+    return backend(name).factory(model_name, options, context or ModelContext())

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from egoworld.core.bench_folder import Benchmark, load_benchmark
-from egoworld.core.model import Model
+from egoworld.core.model import Model, ModelContext
 from egoworld.core.pool import ensure_ray
 from egoworld.core.run_config import RunConfig
 from egoworld.core.store import ResponseRow
-from egoworld.models.spec import ModelContext, create_model
+from egoworld.models.spec import create_model
 from egoworld.runner.inputs import InputSettings, open_inputs
 
 DEFAULT_SHARD_SIZE = 64

@@ -23,7 +23,7 @@ from egoworld.core.hashing import sha256_json
 from egoworld.core.history import HISTORY_MODES
 from egoworld.core.keys import request_key
 from egoworld.core.lock import folder_lock
-from egoworld.core.model import Message, Model, Request, TextPart
+from egoworld.core.model import Message, Model, ModelContext, Request, TextPart
 from egoworld.core.permutations import parse_mode, permutation_id
 from egoworld.core.plan import Item, ItemId, plan_items, select_samples
 from egoworld.core.plugin import plugin_for
@@ -32,7 +32,7 @@ from egoworld.core.schema import Sample
 from egoworld.core.secrets import redact
 from egoworld.core.store import ResponseStore
 from egoworld.models.preflight import served_model_warning
-from egoworld.models.spec import ModelContext, create_model
+from egoworld.models.spec import create_model
 from egoworld.runner.call import call_and_store
 from egoworld.runner.config_file import recorded_command
 from egoworld.runner.inputs import InputSettings, MediaInputs, check_media, open_inputs
@@ -129,12 +129,11 @@ class Runner:
         )
         return Request(
             key=key,
-            sample=s,
+            sample_id=s.id,
             messages=messages,
             choices=choices,
             permutation=item.perm,
             epoch=item.epoch,
-            gold=prompt.gold_reply(s, item.perm),
         )
 
     def remember(self, item: Item, raw: str | None) -> None:

@@ -45,8 +45,6 @@ def _score_options(
 
 
 def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    from egoworld.benchmarks.explore import baselines as _baselines  # noqa: F401 — registers copy-initial
-
     console_err = __import__("rich.console", fromlist=["Console"]).Console(stderr=True)
     explore_app = typer.Typer(
         help="EXPLORE-Bench: stepwise runs, scoring with a judge, agreement, report.", no_args_is_help=True

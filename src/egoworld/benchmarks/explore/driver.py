@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from egoworld import __version__
-from egoworld.benchmarks.explore import baselines as _baselines  # noqa: F401 — registers copy-initial
 from egoworld.benchmarks.explore.images import image_part
 from egoworld.benchmarks.explore.instances import Instance, Scene, instance_from_sample
 from egoworld.benchmarks.explore.prompts import (
@@ -37,12 +36,12 @@ from egoworld.core.bench_folder import Benchmark, load_benchmark
 from egoworld.core.files import InputFileError, read_json_object, write_json
 from egoworld.core.keys import request_key
 from egoworld.core.lock import folder_lock
-from egoworld.core.model import Message, Model, Part, Request, TextPart
+from egoworld.core.model import Message, Model, ModelContext, Part, Request, TextPart
 from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE, check_resumable
 from egoworld.core.schema import Sample
 from egoworld.core.store import ResponseStore
 from egoworld.models.preflight import served_model_warning
-from egoworld.models.spec import ModelContext, create_model
+from egoworld.models.spec import create_model
 from egoworld.runner.call import call_and_store
 from egoworld.runner.config_file import recorded_command
 from egoworld.runner.run import RunSummary, mark_failed
@@ -123,8 +122,16 @@ def check_images(bench: Benchmark, samples: list[Sample]) -> None:
 
 
 class _Driver:
-    def __init__(self, cfg: ExploreRunConfig, bench: Benchmark, model: Model, store: ResponseStore):
+    def __init__(
+        self,
+        cfg: ExploreRunConfig,
+        bench: Benchmark,
+        model: Model,
+        store: ResponseStore,
+        golds: dict[str, str | None],
+    ):
         self.cfg, self.bench, self.model, self.store = cfg, bench, model, store
+        self.golds = golds  # the oracle's reply by request key (its `ModelContext.gold_reply` reads it)
         self.identity = model.identity()
         self.inputs = {"setting": cfg.setting, "explore": cfg.strategy.describe()}
         self.ok_keys = store.ok_keys()
@@ -167,14 +174,9 @@ class _Driver:
                 raw = row.raw if row else ""
                 summary.reused += 1
             else:
+                self.golds[key] = golds[i]
                 request = Request(
-                    key=key,
-                    sample=sample,
-                    messages=messages,
-                    choices=None,
-                    permutation=None,
-                    epoch=0,
-                    gold=golds[i],
+                    key=key, sample_id=sample.id, messages=messages, choices=None, permutation=None, epoch=0
                 )
                 raw = await self._call(request, label, summary)
                 if raw is None:
@@ -242,8 +244,16 @@ def run_explore(cfg: ExploreRunConfig, *, model: Model | None = None) -> Explore
         raise ValueError("no samples selected (check --subset / --tasks / --limit)")
     if cfg.setting == "image":
         check_images(bench, samples)
+    golds: dict[str, str | None] = {}
     model = model or create_model(
-        cfg.model, cfg.model_args, ModelContext(benchmark=bench, seed=cfg.seed, concurrency=cfg.concurrency)
+        cfg.model,
+        cfg.model_args,
+        ModelContext(
+            benchmark=bench,
+            seed=cfg.seed,
+            concurrency=cfg.concurrency,
+            gold_reply=lambda request: golds.get(request.key),
+        ),
     )
     manifest = explore_manifest(cfg, bench, model)
     out = Path(cfg.out)
@@ -258,21 +268,27 @@ def run_explore(cfg: ExploreRunConfig, *, model: Model | None = None) -> Explore
     with folder_lock(out, "egoworld explore run"):
         write_json(out / RUN_MANIFEST, {**manifest, "status": "running"})
         try:
-            return _run_locked(cfg, bench, samples, model, manifest, out)
+            return _run_locked(cfg, bench, samples, model, manifest, out, golds)
         except BaseException as exc:
             mark_failed(out, manifest, exc)
             raise
 
 
 def _run_locked(
-    cfg: ExploreRunConfig, bench: Any, samples: list[Sample], model: Model, manifest: dict, out: Path
+    cfg: ExploreRunConfig,
+    bench: Any,
+    samples: list[Sample],
+    model: Model,
+    manifest: dict,
+    out: Path,
+    golds: dict[str, str | None],
 ) -> ExploreRunSummary:
     summary = ExploreRunSummary(out=out, samples=len(samples))
     start = time.perf_counter()
     store = ResponseStore(out / STORE_FILE)
     try:
         store.reset_plan()
-        driver = _Driver(cfg, bench, model, store)
+        driver = _Driver(cfg, bench, model, store, golds)
         asyncio.run(_drive(driver, samples, summary, cfg.progress))
         cost = _run_cost(store)
         counts = store.counts()

@@ -295,7 +295,7 @@ class OpenAIJudge(Judge):
             inputs={},
         )
         return Request(
-            key=key, sample=item.sample, messages=messages, choices=None, permutation=None, epoch=0, gold=None
+            key=key, sample_id=item.sample.id, messages=messages, choices=None, permutation=None, epoch=0
         )
 
     async def _score(self, items: Sequence[JudgeItem]) -> list[JudgeResult]:

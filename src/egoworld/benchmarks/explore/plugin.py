@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from egoworld.benchmarks.explore import BENCHMARK_NAME, TASK_ORDER
-from egoworld.benchmarks.explore import baselines as _baselines  # noqa: F401 — registers copy-initial
 from egoworld.benchmarks.explore.instances import instance_from_sample
 from egoworld.benchmarks.explore.prompts import describe_scene, one_go_prompt
 from egoworld.core.permutations import Permutation
