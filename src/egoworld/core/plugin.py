@@ -81,11 +81,25 @@ class OfficialAggregates(Protocol):
     def __call__(self, bench: Benchmark, rows: Sequence[dict[str, Any]], /) -> dict[str, Any]: ...
 
 
-class OfficialScore(Protocol):
-    """``--scoring official``: one reply scored with the official harness's per-sample rules; returns an
-    object with ``value`` (presented choice index / number / [t, x, y]), ``parsed``, ``rule`` and ``score``."""
+#: `OfficialResult.score` of a choice: decided by the scorer, once the presented index is mapped to the original
+CHOICE = -1.0
 
-    def __call__(self, sample: Sample, raw: str, choices: Sequence[str] | None, /) -> Any: ...
+
+@dataclass(frozen=True)
+class OfficialResult:
+    """One reply scored with an official harness's rules."""
+
+    value: int | float | list[float | None] | None  #: presented choice index / number / [time, x, y]
+    parsed: bool
+    rule: str
+    score: float
+
+
+class OfficialScore(Protocol):
+    """``--scoring official``: one reply scored with the official harness's per-sample rules (the presented
+    ``choices``, in the order the model saw them)."""
+
+    def __call__(self, sample: Sample, raw: str, choices: Sequence[str] | None, /) -> OfficialResult: ...
 
 
 class PanelsHook(Protocol):
