@@ -14,7 +14,7 @@ import pytest
 
 from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
 from egoworld.benchmarks.vsi_wild.config import BuildConfig, StreamRules
-from egoworld.benchmarks.vsi_wild.demo import synth_walks
+from egoworld.demo.vsi_wild import synth_walks
 from egoworld.core.bench_folder import Benchmark
 from egoworld.core.hashing import sha256_file
 from egoworld.core.model import Generation, Model, Request
