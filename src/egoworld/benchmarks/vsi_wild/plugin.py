@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER
+from egoworld.benchmarks.vsi_wild.lmms_log import LMMS_LOG
 from egoworld.benchmarks.vsi_wild.official import official_score
 from egoworld.core.plugin import BenchmarkPlugin, ReportSection
 
@@ -20,5 +21,9 @@ def _sections(
 
 
 PLUGIN = BenchmarkPlugin(
-    name=BENCHMARK_NAME, report_columns=TASK_ORDER, report_sections=_sections, official_score=official_score
+    name=BENCHMARK_NAME,
+    report_columns=TASK_ORDER,
+    report_sections=_sections,
+    official_score=official_score,
+    lmms_eval_log=LMMS_LOG,
 )
