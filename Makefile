@@ -63,10 +63,11 @@ test-fast: install-test
 lint: install-test
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/mypy  # strict on src/egoworld/core ([tool.mypy] in pyproject.toml)
 
 bench: install-test
 	-$(PIP) install -q -e '.[bench]' '$(TORCH)'  # decord, torchcodec (bench/frames.py skips one that does not import)
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .ruff_cache .mypy_cache

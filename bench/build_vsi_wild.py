@@ -40,9 +40,9 @@ def main() -> None:
     cores = two_cores()
     from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
     from egoworld.benchmarks.vsi_wild.config import BuildConfig
-    from egoworld.benchmarks.vsi_wild.demo import WALKS, synth_walks
     from egoworld.core.hashing import sha256_file
     from egoworld.core.run_config import RunConfig
+    from egoworld.demo.vsi_wild import WALKS, synth_walks
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
 

@@ -119,3 +119,13 @@ def test_floors_are_documented(floors: tuple[tuple[str, ...], ...]) -> None:
     doc = (SRC.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
     missing = [pkg for names in floors for pkg in names if f"`{pkg}" not in doc]
     assert not missing, f"docs/architecture.md does not name {missing}"
+
+
+@pytest.mark.slow
+def test_core_is_clean_under_mypy_strict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make lint`'s type check: ``mypy`` with pyproject.toml's ``[tool.mypy]`` (strict on ``core/``)."""
+    api = pytest.importorskip("mypy.api", reason="pip install 'egoworld[test]'")
+    root = SRC.parents[1]
+    monkeypatch.chdir(root)  # the config's paths are relative to the checkout
+    out, err, status = api.run(["--config-file", str(root / "pyproject.toml"), "--cache-dir", str(tmp_path)])
+    assert status == 0, out + err

@@ -13,8 +13,8 @@ from egoworld.benchmarks.beyond3d.audit import (
     Mark,
     audit,
     audit_worlds,
-    bootstrap_ci,
     metrics,
+    metrics_ci,
     read_marks_csv,
 )
 from egoworld.benchmarks.beyond3d.tracks import build_tracks
@@ -31,12 +31,12 @@ def test_metrics_of_a_known_confusion() -> None:
     assert m["f1"] == pytest.approx(2 * 0.8 * (40 / 45) / (0.8 + 40 / 45) * 100)
     assert m["balanced_accuracy"] == pytest.approx((40 / 45 + 45 / 55) / 2 * 100)
     per_video = np.array([[10, 2, 10, 1], [20, 3, 15, 2], [10, 5, 20, 2]])
-    ci = bootstrap_ci(per_video, n_boot=500)
+    ci = metrics_ci(per_video, n_boot=500)
     point = metrics(per_video.sum(axis=0))
     for k, (lo, hi) in ci.items():
         assert lo <= point[k] <= hi
-    assert bootstrap_ci(per_video, n_boot=500) == ci  # seeded
-    one = bootstrap_ci(per_video[:1])
+    assert metrics_ci(per_video, n_boot=500) == ci  # seeded
+    one = metrics_ci(per_video[:1])
     assert one["accuracy"][0] == one["accuracy"][1]
 
 

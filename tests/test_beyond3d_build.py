@@ -14,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from egoworld.benchmarks.beyond3d import SPATIAL_TASKS, STEP, TASK_ORDER
-from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d, chance_of
+from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
+from egoworld.benchmarks.beyond3d.build_common import chance_of
 from egoworld.benchmarks.beyond3d.cues import cue_variant
 from egoworld.core.bench_folder import load_benchmark
 from egoworld.core.files import InputFileError

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from egoworld.benchmarks.beyond3d.official_rules import b3d_choice_index, b3d_time_point
+from egoworld.benchmarks.vsi_wild.official import vsi_letter
 from egoworld.core.schema import Sample
 from egoworld.scoring.extract import extract_choice, extract_number
-from egoworld.scoring.official import b3d_choice_index, b3d_time_point, official_score, vsi_letter
+from egoworld.scoring.official import official_score
 from egoworld.scoring.timepoint import TimePoint, parse_time_point, score_time_point, time_token
 
 DIRECTIONS = ("left", "right", "forward", "back")
@@ -117,3 +119,14 @@ def test_time_point_parsing_and_tolerances() -> None:
     # the official parser's fallbacks: "Time: 12 s" and a bare float triple
     assert b3d_time_point("Time: 12 s, Point=(0.1, 0.2)", time_only=False) == TimePoint(12.0, 0.1, 0.2)
     assert b3d_time_point("12.0 0.1 0.2", time_only=False) == TimePoint(12.0, 0.1, 0.2)
+
+
+def test_official_rules_come_from_the_benchmark_plugin() -> None:
+    """`--scoring official` calls the plug-in's ``official_score`` hook; a benchmark without one is refused."""
+    from egoworld.core.plugin import plugin_for
+
+    assert plugin_for("vsi_wild").official_score is not None
+    assert plugin_for("beyond3d").official_score is not None
+    s = Sample(id="q", benchmark="toy", task="T", question="?", answer_type="integer", answer=3)
+    with pytest.raises(ValueError, match="no official rules are known for benchmark 'toy'"):
+        official_score(s, "3", None)

@@ -279,3 +279,44 @@ def test_view_cli_refuses_bad_input(world, tmp_path) -> None:
     assert res.exit_code == 2 and "separate sessions" in res.output
     res = CliRunner().invoke(app, ["view", str(world["root"] / "runs"), "--review", "a"])
     assert res.exit_code == 2 and "exactly one benchmark folder" in res.output
+
+
+def test_viewer_panels_come_from_the_benchmark_plugin() -> None:
+    """The sample page shows what the plug-in's ``viewer_panels`` hook gives (EXPLORE: the reference scene)."""
+    from egoworld.core.schema import Sample
+    from egoworld.view.detail import viewer_panels
+
+    scene = [
+        {"category": "cup", "description": "a <red> cup", "relation": ["on table", "left of plate"]},
+        "a lid",
+    ]
+    s = Sample(id="q", benchmark="explore", task="scene", question="open|close", answer_type="free",
+               answer={"objects": scene})  # fmt: skip
+    (panel,) = viewer_panels(s)
+    assert panel.title == "Reference final scene"
+    assert panel.rows == [
+        {"Category": "cup", "Description": "a <red> cup", "Relations": "on table; left of plate"},
+        {"Category": "", "Description": "a lid", "Relations": ""},
+    ]
+    assert viewer_panels(s.model_copy(update={"benchmark": "toy"})) == []
+    assert viewer_panels(s.model_copy(update={"answer": {"objects": []}})) == []
+
+
+def test_sample_page_renders_any_plugins_panels(world, monkeypatch) -> None:
+    from egoworld.core.plugin import BenchmarkPlugin, ViewerPanel
+    from egoworld.view import detail
+    from egoworld.view.app import ViewApp, create_app
+    from egoworld.view.workspace import Workspace
+
+    panels = [
+        ViewerPanel("Toy rows", rows=[{"Key": "k<1>", "Value": 2}]),
+        ViewerPanel("Toy html", html="<b>x</b>"),
+    ]
+    plugin = BenchmarkPlugin(name="viewtoy-bench", viewer_panels=lambda s: panels)
+    monkeypatch.setattr(detail, "plugin_for", lambda name: plugin)
+    app = create_app(ViewApp(Workspace([world["root"]])))
+    with starlette_testclient.TestClient(app) as client:
+        page = client.get("/b/viewtoy-bench/s/dir-01").text
+    assert "<h2>Toy rows</h2>" in page and "<th>Key</th><th>Value</th>" in page
+    assert "<td>k&lt;1&gt;</td><td>2</td>" in page  # rows are escaped, html is not
+    assert "<h2>Toy html</h2>" in page and "<b>x</b>" in page

@@ -14,11 +14,11 @@ import pytest
 
 from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
 from egoworld.benchmarks.vsi_wild.config import BuildConfig, StreamRules
-from egoworld.benchmarks.vsi_wild.demo import synth_walks
 from egoworld.core.bench_folder import Benchmark
 from egoworld.core.hashing import sha256_file
 from egoworld.core.model import Generation, Model, Request
 from egoworld.core.run_config import RunConfig
+from egoworld.demo.vsi_wild import synth_walks
 from egoworld.geometry.equirect import FOUR_VIEWS, perspective_sampler
 from egoworld.media.writer import read_video
 from egoworld.runner.run import run_benchmark

@@ -40,6 +40,7 @@ EXTENSIONS = (
     "egoworld.interchange.export_cli",
     "egoworld.runner.cli",  # after the packages whose run commands it extends (--config, --from)
     "egoworld.view.cli",
+    "egoworld.demo.cli",  # after the benchmarks whose groups it adds ``demo`` to
 )
 
 console = Console(stderr=True)

@@ -8,7 +8,8 @@ import math
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from egoworld.scoring.extract import extract_answer, letters_for
+from egoworld.core.letters import letters_for
+from egoworld.scoring.extract import extract_answer
 
 FUZZ = settings(
     max_examples=150,

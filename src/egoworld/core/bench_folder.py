@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from egoworld import __version__
 from egoworld.core.confine import MediaRoots
-from egoworld.core.files import (
-    InputFileError,
-    iter_jsonl,
-    read_json,
-    validate_row,
-    write_json,
-    write_jsonl,
-)
+from egoworld.core.files import InputFileError, read_json, write_json
+from egoworld.core.folder import FolderKind, MediaRef
 from egoworld.core.hashing import sha256_file
 from egoworld.core.letters import letters_for
 from egoworld.core.schema import Manifest, Sample, TaskInfo
 
 MANIFEST = "manifest.json"
+SAMPLES = "samples.jsonl"
+FOLDER = FolderKind(
+    header=MANIFEST,
+    noun="benchmark",
+    holds="manifest.json and samples.jsonl",
+    create="`egoworld import …` or `egoworld build …`",
+)
 
 
 @dataclass
@@ -44,7 +46,7 @@ class Benchmark:
     @property
     def hash(self) -> str:
         """sha256 of ``manifest.json`` (which holds the sha256 of the samples file)."""
-        return sha256_file(self.root / MANIFEST)
+        return FOLDER.hash(self.root)
 
     def sample(self, sample_id: str) -> Sample:
         return self._by_id[sample_id]
@@ -77,9 +79,9 @@ def save_benchmark(
     name: str,
     tasks: dict[str, TaskInfo],
     samples: Iterable[Sample],
-    builder: dict | None = None,
+    builder: dict[str, Any] | None = None,
     seed: int | None = None,
-    source: dict | None = None,
+    source: dict[str, Any] | None = None,
     description: str = "",
     version: str = "1",
     check_media: bool = False,
@@ -93,56 +95,51 @@ def save_benchmark(
     root = Path(root)
     samples = list(samples)
     media_roots = tuple(sorted(set(media_roots)))
-    _check_samples(samples, name, tasks, where=str(root / "samples.jsonl"))
-    check_confined(MediaRoots(root, media_roots), samples, where=str(root / "samples.jsonl"))
+    _check_samples(samples, name, tasks, where=str(root / SAMPLES))
+    check_confined(MediaRoots(root, media_roots), samples, where=str(root / SAMPLES))
     if check_media:
         check_media_files(root, samples)
-    for stale in (*root.glob(".samples.jsonl.*.tmp"), *root.glob(f".{MANIFEST}.*.tmp")):
-        stale.unlink(missing_ok=True)  # left by a writer killed mid-way
-    write_jsonl(root / "samples.jsonl", (s.model_dump(mode="json", exclude_defaults=True) for s in samples))
     counts = Counter(s.task for s in samples)
     dist: dict[str, Counter[str]] = {t: Counter() for t in tasks}
     for s in samples:
         dist[s.task][answer_key(s)] += 1
-    manifest = Manifest(
-        name=name,
-        version=version,
-        description=description,
-        egoworld_version=__version__,
-        builder=builder or {},
-        seed=seed,
-        source=source or {},
-        tasks=tasks,
-        counts={t: counts.get(t, 0) for t in tasks},
-        answer_distribution={t: dict(sorted(c.items())) for t, c in dist.items()},
-        samples_sha256=sha256_file(root / "samples.jsonl"),
-        media_roots=media_roots,
-    )
-    write_json(root / MANIFEST, _manifest_json(manifest), sort_keys=False)
-    return Benchmark(root=root, manifest=manifest, samples=samples)
+    manifests: list[Manifest] = []
+
+    def header(_: dict[str, int]) -> dict[str, Any]:
+        manifest = Manifest(
+            name=name,
+            version=version,
+            description=description,
+            egoworld_version=__version__,
+            builder=builder or {},
+            seed=seed,
+            source=source or {},
+            tasks=tasks,
+            counts={t: counts.get(t, 0) for t in tasks},
+            answer_distribution={t: dict(sorted(c.items())) for t, c in dist.items()},
+            samples_sha256=sha256_file(root / SAMPLES),
+            media_roots=media_roots,
+        )
+        manifests.append(manifest)
+        return _manifest_json(manifest)
+
+    rows = (s.model_dump(mode="json", exclude_defaults=True) for s in samples)
+    FOLDER.save(root, {SAMPLES: rows}, header, sort_keys=False)
+    return Benchmark(root=root, manifest=manifests[0], samples=samples)
 
 
 def load_benchmark(root: str | Path) -> Benchmark:
     """Load and validate a benchmark folder; any problem raises `InputFileError` naming file, item and fix."""
     root = Path(root)
-    mpath = root / MANIFEST
-    if not mpath.is_file():
-        raise InputFileError(
-            f"{mpath}: not found — a benchmark folder holds manifest.json and samples.jsonl "
-            "(create one with `egoworld import …` or `egoworld build …`)"
-        )
-    manifest = validate_row(Manifest, read_json(mpath), mpath)
+    manifest = FOLDER.read_header(root, Manifest)
     spath = root / manifest.samples_file
-    samples: list[Sample] = []
-    lines: list[int] = []
-    for lineno, row in iter_jsonl(spath):
-        samples.append(validate_row(Sample, row, spath, lineno))
-        lines.append(lineno)
-    if manifest.samples_sha256 and sha256_file(spath) != manifest.samples_sha256:
-        raise InputFileError(
-            f"{spath}: its sha256 differs from manifest.json's samples_sha256 — the file was changed after the "
-            "benchmark was written; rebuild it, or run `egoworld bench rehash DIR` to accept the edit"
-        )
+    samples, lines = FOLDER.read_rows(spath, Sample)
+    FOLDER.check_hash(
+        spath,
+        manifest.samples_sha256,
+        field="samples_sha256",
+        fix="rebuild it, or run `egoworld bench rehash DIR` to accept the edit",
+    )
     _check_samples(samples, manifest.name, manifest.tasks, where=str(spath), lines=lines)
     bench = Benchmark(root=root, manifest=manifest, samples=samples)
     check_confined(bench.media_roots, samples, where=str(spath), lines=lines)
@@ -153,15 +150,19 @@ def check_confined(
     roots: MediaRoots, samples: list[Sample], *, where: str, lines: list[int] | None = None
 ) -> None:
     """Refuse the first sample whose video or image resolves outside the folder and its media roots."""
+    FOLDER.confine(roots, _media_refs(samples, where, lines), cached=True)
+
+
+def _media_refs(samples: list[Sample], where: str, lines: list[int] | None) -> Iterator[MediaRef]:
     for k, s in enumerate(samples):
         at = f"{where}, line {lines[k]} (id {s.id})" if lines else f"{where} (sample {s.id})"
         if s.media.video is not None:
-            roots.resolve(s.media.video.path, where=at, field="media.video.path", cached=True)
+            yield MediaRef(s.media.video.path, at, "media.video.path")
         for i, img in enumerate(s.media.images):
-            roots.resolve(img.path, where=at, field=f"media.images.{i}.path", cached=True)
+            yield MediaRef(img.path, at, f"media.images.{i}.path")
 
 
-def _manifest_json(manifest: Manifest) -> dict:
+def _manifest_json(manifest: Manifest) -> dict[str, Any]:
     """The manifest as written: ``media_roots`` only when there are some (older folders keep their bytes)."""
     doc = manifest.model_dump(mode="json")
     if not doc["media_roots"]:

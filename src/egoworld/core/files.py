@@ -41,7 +41,8 @@ def atomic_open(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
     os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual permissions
     binary = "b" in mode
     try:
-        with os.fdopen(fd, mode, **({} if binary else {"encoding": "utf-8", "newline": "\n"})) as fh:
+        fh: IO[Any] = os.fdopen(fd, mode) if binary else os.fdopen(fd, mode, encoding="utf-8", newline="\n")
+        with fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())

@@ -46,26 +46,28 @@ def check_number(
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         what = "a boolean" if isinstance(value, bool | np.bool_) else type(value).__name__
         raise ValueError(f"expected a number, got {what} {json.dumps(value, default=str)}")
-    value = int(value) if isinstance(value, numbers.Integral) else float(value)  # numpy scalars too
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"{value} is not a finite number (NaN and ±Infinity are refused)")
-    if abs(value) > MAX_INT:
-        raise ValueError(f"{_short(value)} is too large (limit ±2**53)")
+    number: int | float = int(value) if isinstance(value, numbers.Integral) else float(value)  # numpy too
+    if isinstance(number, float) and not math.isfinite(number):
+        raise ValueError(f"{number} is not a finite number (NaN and ±Infinity are refused)")
+    if abs(number) > MAX_INT:
+        raise ValueError(f"{_short(number)} is too large (limit ±2**53)")
     if kind == "int":
-        if isinstance(value, float):
-            if not value.is_integer():
-                raise ValueError(f"{value} is not a whole number (it would be truncated to {int(value)})")
-            value = int(value)
+        if isinstance(number, float):
+            if not number.is_integer():
+                raise ValueError(f"{number} is not a whole number (it would be truncated to {int(number)})")
+            number = int(number)
     else:
-        value = float(value)
-    if ge is not None and value < ge:
-        raise ValueError(f"{value} is below the minimum {ge:g}")
-    if gt is not None and value <= gt:
-        raise ValueError(f"{value} must be greater than {gt:g}")
-    return value
+        number = float(number)
+    if ge is not None and number < ge:
+        raise ValueError(f"{number} is below the minimum {ge:g}")
+    if gt is not None and number <= gt:
+        raise ValueError(f"{number} must be greater than {gt:g}")
+    return number
 
 
-def parse_number(text: str, *, kind: Kind = "float", ge: float | None = None, gt: float | None = None):
+def parse_number(
+    text: str, *, kind: Kind = "float", ge: float | None = None, gt: float | None = None
+) -> int | float:
     """A CSV cell as a number (`check_number` rules; surrounding spaces are ignored)."""
     return check_number(text, kind=kind, ge=ge, gt=gt, allow_str=True)
 

@@ -80,7 +80,7 @@ def orders_for(n_choices: int | None, mode: str | int, seed: int, sample_id: str
         return list(all_orders(n_choices))
     if n_choices <= MAX_ENUMERATED:
         ranked = sorted(all_orders(n_choices), key=lambda p: stable_int(seed, sample_id, permutation_id(p)))
-        return ranked[:k]
+        return list(ranked[:k])
     out: list[Permutation | None] = []
     seen: set[Permutation] = set()
     j = 0

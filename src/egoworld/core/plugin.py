@@ -81,11 +81,56 @@ class OfficialAggregates(Protocol):
     def __call__(self, bench: Benchmark, rows: Sequence[dict[str, Any]], /) -> dict[str, Any]: ...
 
 
-class OfficialScore(Protocol):
-    """``--scoring official``: one reply scored with the official harness's per-sample rules; returns an
-    object with ``value`` (presented choice index / number / [t, x, y]), ``parsed``, ``rule`` and ``score``."""
+#: `OfficialResult.score` of a choice: decided by the scorer, once the presented index is mapped to the original
+CHOICE = -1.0
 
-    def __call__(self, sample: Sample, raw: str, choices: Sequence[str] | None, /) -> Any: ...
+
+@dataclass(frozen=True)
+class OfficialResult:
+    """One reply scored with an official harness's rules."""
+
+    value: int | float | list[float | None] | None  #: presented choice index / number / [time, x, y]
+    parsed: bool
+    rule: str
+    score: float
+
+
+class OfficialScore(Protocol):
+    """``--scoring official``: one reply scored with the official harness's per-sample rules (the presented
+    ``choices``, in the order the model saw them)."""
+
+    def __call__(self, sample: Sample, raw: str, choices: Sequence[str] | None, /) -> OfficialResult: ...
+
+
+@dataclass(frozen=True)
+class LoggedQuestion:
+    """One line of an lmms-eval ``--log_samples`` file of the benchmark's official harness: the question doc
+    the line embeds, the question's id and the harness's own verdict (``reference``)."""
+
+    doc: dict[str, Any]
+    sample_id: str
+    reference: dict[str, Any]
+
+
+class LmmsEvalLog(Protocol):
+    """Reading the lmms-eval logs of the benchmark's official harness (``egoworld import lmms-eval``)."""
+
+    #: how its lines are recognised, for the error on a line no benchmark reads (``Beyond3D (oos_score)``)
+    label: str
+
+    def parse(self, line: dict[str, Any], where: str) -> LoggedQuestion | None:
+        """The question of one log line (``where``: file and line, for errors); None: not this benchmark's."""
+        ...
+
+    def benchmark(
+        self, docs: Sequence[tuple[dict[str, Any], str]], out: Path, source: dict[str, Any]
+    ) -> Benchmark:
+        """A benchmark folder written at ``out`` from the logged docs (each with where it was logged)."""
+        ...
+
+    def logged_scoring(self, docs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The scoring settings the logged docs record (e.g. tolerances), for the run's ``run.json``."""
+        ...
 
 
 class QueryTime(Protocol):
@@ -117,6 +162,7 @@ class BenchmarkPlugin:
     official_score: OfficialScore | None = None
     viewer_panels: PanelsHook | None = None
     query_time: QueryTime | None = None
+    lmms_eval_log: LmmsEvalLog | None = None
 
 
 def plugin_for(name: str) -> BenchmarkPlugin:

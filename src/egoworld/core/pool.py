@@ -62,4 +62,5 @@ def map_jobs(
         ready, pending = ray.wait(pending, num_returns=1)
         if done:
             done(index[ready[0]])
-    return ray.get(refs)
+    gathered: list[T] = ray.get(refs)
+    return gathered

@@ -1,8 +1,8 @@
 """Import an lmms-eval ``--log_samples`` file: a benchmark folder and a run folder holding the logged replies.
 
-Supported tasks: Beyond3D ``oos_videoqa`` (Beyond3D-bench/vlm-evaluation; each line's ``oos_score`` holds
-the whole question doc and the harness's verdict) and ``vsi_super_wild`` (THUSI-Lab/VSI-Super-Wild; the
-line's ``doc`` holds the question, its metric key the verdict), and tasks written by `egoworld export
+Supported tasks: those of the benchmarks whose plug-in reads its official harness's logs (the
+``lmms_eval_log`` hook, `egoworld.core.plugin.LmmsEvalLog`: Beyond3D ``oos_videoqa``, VSI-Super-Wild
+``vsi_super_wild``), and tasks written by `egoworld export
 lmms-eval` (metric ``egoworld_score``; lmms-eval 0.7 logs only ``doc_id``, the row of the task's
 ``docs.jsonl``, which names the sample of the benchmark the task was exported from). Each line becomes one
 ``ok`` response row keyed like a request of `egoworld run` (the logged prompt is kept as the request); the log's own verdict
@@ -18,14 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from egoworld import __version__
-from egoworld.core.bench_folder import Benchmark, load_benchmark, save_benchmark
+from egoworld.core import registry
+from egoworld.core.bench_folder import Benchmark, load_benchmark
 from egoworld.core.files import InputFileError, iter_jsonl, read_json, write_json, write_jsonl
 from egoworld.core.hashing import sha256_file
 from egoworld.core.keys import request_key
 from egoworld.core.model import Message, TextPart
 from egoworld.core.permutations import permutation_id
 from egoworld.core.plan import plan_items
-from egoworld.core.plugin import plugin_for
+from egoworld.core.plugin import LmmsEvalLog, plugin_for
 from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE
 from egoworld.core.schema import Sample
 from egoworld.core.store import ResponseStore
@@ -33,8 +34,7 @@ from egoworld.interchange.export_lmms_eval import BENCH_DIR, DOCS, EXPORT_INFO
 from egoworld.interchange.lmms_eval_bridge import METRIC
 
 REFERENCE_FILE = "reference.jsonl"
-BEYOND3D, VSI_WILD, EGOWORLD = "beyond3d", "vsi_wild", "egoworld"
-_VSI_METRICS = ("vmr_accuracy", "vpo_accuracy", "voo_accuracy", "voc_mra")
+EGOWORLD = "egoworld"
 
 
 @dataclass
@@ -42,7 +42,7 @@ class LogLine:
     """One logged question: its doc, the prompt, the reply and the harness's verdict."""
 
     lineno: int
-    kind: str
+    kind: str  #: the benchmark whose harness wrote the line, or ``egoworld`` (`egoworld export lmms-eval`)
     doc: dict[str, Any]
     sample_id: str
     prompt: str | None
@@ -60,6 +60,12 @@ def _reply(line: dict[str, Any], where: str) -> str:
     return str(value)
 
 
+def log_readers() -> dict[str, LmmsEvalLog]:
+    """The benchmarks whose plug-in reads lmms-eval logs, by name (sorted)."""
+    plugins = (plugin_for(name) for name in registry.names(registry.BENCHMARKS))
+    return {p.name: p.lmms_eval_log for p in plugins if p.lmms_eval_log is not None}
+
+
 def parse_line(line: Any, where: str) -> LogLine:
     """Recognise the task of one log line and pull out doc, prompt, reply and verdict."""
     if not isinstance(line, dict):
@@ -67,17 +73,6 @@ def parse_line(line: Any, where: str) -> LogLine:
     tail = where.rsplit(" ", 1)[-1]
     lineno = int(tail) if tail.isdigit() else 0
     prompt = line.get("input") if isinstance(line.get("input"), str) else None
-    if isinstance(line.get("oos_score"), dict):
-        doc = dict(line["oos_score"])
-        if doc.get("id") in (None, ""):
-            raise InputFileError(f"{where}: field 'oos_score.id': the official question id is missing")
-        ref = {
-            "score": doc.get("accuracy"),
-            "parsed": doc.get("parsed"),
-            "scorable": doc.get("scorable"),
-            "pred": doc.get("pred_idx") if doc.get("choices") else doc.get("pred_time_sec"),
-        }
-        return LogLine(lineno, BEYOND3D, doc, str(doc["id"]), prompt, _reply(line, where), ref)
     if METRIC in line:
         doc = line.get("doc") if isinstance(line.get("doc"), dict) else {}
         if doc.get("id") in (None, "") and not isinstance(line.get("doc_id"), int):
@@ -90,23 +85,17 @@ def parse_line(line: Any, where: str) -> LogLine:
         return LogLine(
             lineno, EGOWORLD, doc, sid or f"doc_id {line['doc_id']}", prompt, _reply(line, where), ref
         )
-    metric = next((m for m in _VSI_METRICS if m in line), None)
-    if metric is not None or (isinstance(line.get("overall"), dict) and "task_type" in line["overall"]):
-        doc = line.get("doc")
-        if not isinstance(doc, dict):
-            raise InputFileError(
-                f"{where}: field 'doc': this VSI-Super-Wild line does not embed its question doc; pass "
-                "--bench with the imported official questions (egoworld import vsi-wild-qa)"
+    readers = log_readers()
+    for name, reader in readers.items():
+        found = reader.parse(line, where)
+        if found is not None:
+            return LogLine(
+                lineno, name, found.doc, found.sample_id, prompt, _reply(line, where), found.reference
             )
-        score = line[metric] if metric else line["overall"].get("score")
-        ref = {"score": score, "metric": metric or "overall"}
-        sid = doc.get("doc_id")
-        if sid in (None, ""):
-            raise InputFileError(f"{where}: field 'doc.doc_id': the official question id is missing")
-        return LogLine(lineno, VSI_WILD, doc, str(sid), prompt, _reply(line, where), ref)
+    labels = ", ".join(r.label for r in readers.values())
     raise InputFileError(
-        f"{where}: not a Beyond3D (oos_score), VSI-Super-Wild (vmr/vpo/voo_accuracy, voc_mra) or egoworld "
-        f"export ({METRIC}) log line; pass a --log_samples file of one of those tasks"
+        f"{where}: not a {labels} or egoworld export ({METRIC}) log line; pass a --log_samples file of one of "
+        "those tasks"
     )
 
 
@@ -144,33 +133,8 @@ def read_log(path: str | Path) -> list[LogLine]:
 def _bench_from_docs(lines: list[LogLine], out: Path, log: Path) -> Benchmark:
     """A benchmark folder from the docs the log embeds (text only: the log names no local videos)."""
     source = {"file": log.name, "sha256": sha256_file(log), "origin": "lmms-eval --log_samples"}
-    if lines[0].kind == BEYOND3D:
-        from egoworld.benchmarks.beyond3d import BENCHMARK_NAME
-        from egoworld.benchmarks.beyond3d.release import ReleaseSettings, docs_to_samples, task_infos
-
-        docs = [ln.doc | {"_where": f"{log}, line {ln.lineno}"} for ln in lines]
-        samples = docs_to_samples(docs, ReleaseSettings())
-        tol = sorted(
-            {(d.get("time_tolerance_sec"), d.get("coord_tolerance_norm")) for d in docs} - {(None, None)}
-        )
-        builder: dict[str, Any] = {"importer": "lmms-eval", "task": "oos_videoqa"}
-        if tol:
-            builder["logged_tolerances"] = [{"time_tolerance_s": t, "point_tolerance": p} for t, p in tol]
-        return save_benchmark(
-            out, name=BENCHMARK_NAME, tasks=task_infos(samples), samples=samples, builder=builder,
-            source=source, description="Beyond3D questions embedded in an lmms-eval log",
-        )  # fmt: skip
-    from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME as VSI_NAME
-    from egoworld.benchmarks.vsi_wild import TASK_ORDER
-    from egoworld.benchmarks.vsi_wild.importer import TASKS, row_to_sample
-
-    samples = [row_to_sample(ln.doc, f"{log}, line {ln.lineno}") for ln in lines]
-    present = [t for t in TASK_ORDER if any(s.task == t for s in samples)]
-    return save_benchmark(
-        out, name=VSI_NAME, tasks={t: TASKS[t] for t in present}, samples=samples,
-        builder={"importer": "lmms-eval", "task": "vsi_super_wild"}, source=source,
-        description="VSI-Super-Wild questions embedded in an lmms-eval log",
-    )  # fmt: skip
+    docs = [(ln.doc, f"{log}, line {ln.lineno}") for ln in lines]
+    return log_readers()[lines[0].kind].benchmark(docs, out, source)
 
 
 def _setting_of(log: Path) -> dict[str, Any]:
@@ -302,13 +266,8 @@ def _write_run(
     by_id = {ln.sample_id: ln for ln in lines}
     samples: list[Sample] = [s for s in bench.samples if s.id in by_id]
     identity = {"backend": "lmms-eval-log", "model": name, "log": log.name}
-    settings = sorted(
-        {
-            (ln.doc.get("time_tolerance_sec"), ln.doc.get("coord_tolerance_norm"))
-            for ln in lines
-            if "time_tolerance_sec" in ln.doc
-        }
-    )
+    reader = log_readers().get(lines[0].kind)
+    logged = reader.logged_scoring([ln.doc for ln in lines]) if reader is not None else []
     manifest: dict[str, Any] = {
         "egoworld_version": __version__,
         "benchmark": bench.name,
@@ -329,8 +288,8 @@ def _write_run(
                           "lines": len(lines)},
         "status": "complete",
     }  # fmt: skip
-    if settings:
-        manifest["logged_scoring"] = [{"time_tolerance_s": t, "point_tolerance": p} for t, p in settings]
+    if logged:
+        manifest["logged_scoring"] = logged
     run.mkdir(parents=True, exist_ok=True)
     with ResponseStore(run / STORE_FILE) as store, store.transaction():
         for item in plan_items(samples, "none", 0, 1, "none"):

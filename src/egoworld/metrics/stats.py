@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -42,16 +42,53 @@ def cluster_bootstrap_ci(
     if len(ids) == 1:
         m = float(arr.mean())
         return m, m
+    ((lo, hi),) = cluster_bootstrap_cis(
+        np.column_stack([sums, counts]), _ratio, n_boot=n_boot, level=level, seed=seed
+    )
+    return lo, hi
+
+
+def _ratio(totals: np.ndarray) -> np.ndarray:
+    return (totals[:, 0] / totals[:, 1])[:, None]
+
+
+def cluster_bootstrap_cis(
+    per_cluster: np.ndarray,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    *,
+    n_boot: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> list[tuple[float, float]]:
+    """The one cluster bootstrap: percentile CIs of statistics of per-cluster totals, clusters resampled.
+
+    ``per_cluster`` holds one row of additive counts per cluster (e.g. score sum and question count, or a
+    confusion matrix); each replicate draws as many clusters as there are, with replacement, and sums their
+    rows. ``statistic`` maps a block of replicate totals (rows) to one column per statistic; replicates where
+    a statistic is NaN (a ratio with nothing below it) are left out of its interval. With fewer than 2
+    clusters every interval is the statistic of the total."""
+    k = len(per_cluster)
+    if k < 2:
+        point = statistic(per_cluster.sum(axis=0, keepdims=True))[0]
+        return [(float(v), float(v)) for v in point]
     rng = np.random.default_rng(seed)
     # stream the replicates in blocks (rows of one multinomial stream, so identical to drawing all at once):
     # memory stays ~8 MB instead of n_boot × clusters (hundreds of MB at 20,000 questions)
-    # (blocks of near-equal size, at least 32 rows: BLAS then sums each row as it does for the whole matrix)
-    rows = max(32, BOOTSTRAP_BLOCK_CELLS // len(ids))
-    p = np.full(len(ids), 1.0 / len(ids))
-    means = np.empty(n_boot)
+    # (blocks of near-equal size, at least 32 rows: BLAS then sums each row as it does for the whole matrix;
+    # one matrix-vector product per column, as the whole matrix would be summed)
+    rows = max(32, BOOTSTRAP_BLOCK_CELLS // k)
+    p = np.full(k, 1.0 / k)
+    columns = [np.ascontiguousarray(per_cluster[:, j], dtype=float) for j in range(per_cluster.shape[1])]
+    blocks = []
     for part in np.array_split(np.arange(n_boot), max(1, n_boot // rows)):
-        draws = rng.multinomial(len(ids), p, size=len(part)).astype(float)
-        means[part[0] : part[-1] + 1] = (draws @ sums) / (draws @ counts)
+        draws = rng.multinomial(k, p, size=len(part)).astype(float)
+        totals = np.column_stack([draws @ column for column in columns])
+        blocks.append(statistic(totals))
+    replicates = np.concatenate(blocks)
     alpha = (1.0 - level) / 2.0
-    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
-    return float(lo), float(hi)
+    out = []
+    for column in replicates.T:
+        kept = column[~np.isnan(column)]
+        lo, hi = np.quantile(kept, [alpha, 1.0 - alpha]) if kept.size else (math.nan, math.nan)
+        out.append((float(lo), float(hi)))
+    return out

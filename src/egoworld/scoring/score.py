@@ -186,7 +186,7 @@ def score_run(
 
     A benchmark with free-form tasks whose plug-in has a ``score_run`` hook is scored by that hook;
     ``options`` (e.g. ``{"judge": "lexical"}``) are passed to it. ``scoring="official"`` applies the
-    official harness's per-sample rules (`egoworld.scoring.official`) instead of ours.
+    official harness's per-sample rules (the plug-in's `official_score` hook) instead of ours.
     """
     if scoring not in SCORINGS:
         raise ValueError(f"--scoring {scoring!r}: expected one of {', '.join(SCORINGS)}")

@@ -255,7 +255,7 @@ class ViewApp(HumanRoutes):
             listed=listed,
             missing=missing,
             trajectory=details.trajectory(bv, s),
-            scene=details.explore_scene(s),
+            panels=details.viewer_panels(s),
             review=(reviews or {}).get(s.id) if reviews is not None else None,
             reviewing=reviews is not None,
             history=self.review.history(s.id) if reviews is not None and self.review else [],

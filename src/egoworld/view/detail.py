@@ -1,5 +1,6 @@
 """The sample page's content: the inputs each run sent (from its request store), every reply per option
-order with the extraction rule that fired, gold, the trajectory around the question and EXPLORE scenes."""
+order with the extraction rule that fired, gold, the trajectory around the question and the panels the
+benchmark's plug-in adds (e.g. a reference scene)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from egoworld.core.letters import letters_for
 from egoworld.core.permutations import order_index, parse_permutation_id
+from egoworld.core.plugin import ViewerPanel, plugin_for
 from egoworld.core.run_config import STORE_FILE
 from egoworld.core.schema import Sample
 from egoworld.core.store import ResponseStore
@@ -169,15 +171,10 @@ def trajectory(bv: BenchView, sample: Sample) -> list[dict[str, Any]]:
     return out
 
 
-def explore_scene(sample: Sample) -> list[dict[str, Any]] | None:
-    """The reference final scene of an EXPLORE question (a list of objects), when the answer is one."""
-    a = sample.answer
-    if sample.answer_type != "free":
-        return None
-    objs = a.get("objects", a.get("final_scene")) if isinstance(a, dict) else a
-    if not isinstance(objs, list):
-        return None
-    return [o if isinstance(o, dict) else {"description": str(o)} for o in objs]
+def viewer_panels(sample: Sample) -> list[ViewerPanel]:
+    """The blocks the sample's benchmark adds to its page (its plug-in's ``viewer_panels`` hook)."""
+    hook = plugin_for(sample.benchmark).viewer_panels
+    return hook(sample) if hook is not None else []
 
 
 def missing_media(bench: Any, s: Any) -> list[str]:

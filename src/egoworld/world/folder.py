@@ -17,21 +17,15 @@ the field and the reason. A world set is a folder of episode folders (`find_epis
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from egoworld.core.confine import MediaRoots
-from egoworld.core.files import (
-    InputFileError,
-    iter_jsonl,
-    read_json,
-    validate_row,
-    write_json,
-    write_jsonl,
-)
+from egoworld.core.files import InputFileError
+from egoworld.core.folder import FolderKind, MediaRef
 from egoworld.core.numbers import Finite, PositiveFloat, Seconds
 from egoworld.geometry.cameras import CameraModel
 from egoworld.world.episode import (
@@ -55,6 +49,13 @@ COLLECTIONS: dict[str, tuple[str, type[BaseModel]]] = {
     "scene_graphs": ("scene_graphs.jsonl", SceneGraph),
 }
 POSES = "poses.jsonl"
+FOLDER = FolderKind(
+    header=HEADER,
+    noun="episode",
+    holds="episode.json and *.jsonl files",
+    create="`egoworld world import …` or `egoworld world synth …`",
+    resave="re-save the episode",
+)
 
 
 class EpisodeHeader(BaseModel):
@@ -94,66 +95,47 @@ def _dump(model: BaseModel) -> dict[str, Any]:
 def save_episode(episode: Episode, root: str | Path) -> Path:
     """Write ``episode`` into folder ``root`` (created if needed); returns ``root``."""
     root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
-    counts: dict[str, int] = {}
-    for name, (filename, _) in COLLECTIONS.items():
-        counts[name] = write_jsonl(root / filename, (_dump(item) for item in getattr(episode, name)))
-    counts["poses"] = write_jsonl(root / POSES, episode.poses.to_rows() if episode.poses is not None else [])
-    header = EpisodeHeader(
-        id=episode.id,
-        duration_s=episode.duration_s,
-        fps=episode.fps,
-        camera=episode.camera,
-        media=episode.media,
-        source=episode.source,
-        meta=episode.meta,
-        counts=dict(sorted(counts.items())),
-    )
-    doc = header.model_dump(mode="json", exclude_defaults=True) | {"format": FORMAT}
-    if episode.camera is not None:  # in full: its "kind" tag is a default value
-        doc["camera"] = episode.camera.model_dump(mode="json")
-    write_json(root / HEADER, doc)
-    return root
+    rows: dict[str, Iterable[Any]] = {
+        filename: (_dump(item) for item in getattr(episode, name))
+        for name, (filename, _) in COLLECTIONS.items()
+    }
+    rows[POSES] = episode.poses.to_rows() if episode.poses is not None else []
+    names = {filename: name for name, (filename, _) in COLLECTIONS.items()} | {POSES: "poses"}
 
-
-def _rows(path: Path, model: type[BaseModel], expected: int | None) -> tuple[list[Any], list[int]]:
-    items: list[Any] = []
-    lines: list[int] = []
-    if not path.is_file():
-        if expected:
-            raise InputFileError(
-                f"{path}: missing, but episode.json counts {expected} rows — re-save the episode"
-            )
-        return items, lines
-    for lineno, row in iter_jsonl(path):
-        items.append(validate_row(model, row, path, lineno))
-        lines.append(lineno)
-    if expected is not None and expected != len(items):
-        raise InputFileError(
-            f"{path}: {len(items)} rows but episode.json counts {expected} — the folder was not written "
-            "completely; re-save the episode"
+    def header(counts: dict[str, int]) -> dict[str, Any]:
+        head = EpisodeHeader(
+            id=episode.id,
+            duration_s=episode.duration_s,
+            fps=episode.fps,
+            camera=episode.camera,
+            media=episode.media,
+            source=episode.source,
+            meta=episode.meta,
+            counts=dict(sorted((names[f], n) for f, n in counts.items())),
         )
-    return items, lines
+        doc = head.model_dump(mode="json", exclude_defaults=True) | {"format": FORMAT}
+        if episode.camera is not None:  # in full: its "kind" tag is a default value
+            doc["camera"] = episode.camera.model_dump(mode="json")
+        return doc
+
+    FOLDER.save(root, rows, header)
+    return root
 
 
 def load_episode(root: str | Path) -> Episode:
     """Load and validate an episode folder; problems raise `InputFileError` (file, line, field, reason)."""
     root = Path(root)
-    hpath = root / HEADER
-    if not hpath.is_file():
-        raise InputFileError(
-            f"{hpath}: not found — an episode folder holds episode.json and *.jsonl files "
-            "(create one with `egoworld world import …` or `egoworld world synth …`)"
-        )
-    header = validate_row(EpisodeHeader, read_json(hpath), hpath)
+    header = FOLDER.read_header(root, EpisodeHeader)
     if header.format != FORMAT:
-        raise InputFileError(f"{hpath}: field 'format': {header.format!r} is not {FORMAT!r}")
+        raise InputFileError(f"{root / HEADER}: field 'format': {header.format!r} is not {FORMAT!r}")
     parts: dict[str, Any] = {}
     lines: dict[str, list[int]] = {}
     for name, (filename, model) in COLLECTIONS.items():
-        parts[name], lines[name] = _rows(root / filename, model, header.counts.get(name))
+        parts[name], lines[name] = FOLDER.read_rows(
+            root / filename, model, expected=header.counts.get(name), optional=True
+        )
     _check_media(root, header.media, parts["scene_graphs"], lines["scene_graphs"])
-    pose_rows, _ = _rows(root / POSES, PoseRow, header.counts.get("poses"))
+    pose_rows, _ = FOLDER.read_rows(root / POSES, PoseRow, expected=header.counts.get("poses"), optional=True)
     poses = None
     if pose_rows:
         try:
@@ -182,13 +164,14 @@ def load_episode(root: str | Path) -> Episode:
 
 def _check_media(root: Path, media: EpisodeMedia, graphs: list[SceneGraph], lines: list[int]) -> None:
     """Every media path of the episode resolves inside its folder or a root ``media.roots`` declares."""
-    roots = MediaRoots(root, media.roots)
-    for field, path in media.paths():
-        roots.resolve(path, where=str(root / HEADER), field=f"media.{field}", what="episode")
-    for graph, lineno in zip(graphs, lines, strict=True):
-        if graph.image:
-            where = f"{root / COLLECTIONS['scene_graphs'][0]}, line {lineno}"
-            roots.resolve(graph.image, where=where, field="image", what="episode")
+    refs = [MediaRef(path, str(root / HEADER), f"media.{field}") for field, path in media.paths()]
+    graphs_file = root / COLLECTIONS["scene_graphs"][0]
+    refs += [
+        MediaRef(graph.image, f"{graphs_file}, line {lineno}", "image")
+        for graph, lineno in zip(graphs, lines, strict=True)
+        if graph.image
+    ]
+    FOLDER.confine(MediaRoots(root, media.roots), refs)
 
 
 def find_episodes(root: str | Path) -> list[Path]:

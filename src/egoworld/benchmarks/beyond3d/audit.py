@@ -33,6 +33,7 @@ from egoworld.benchmarks.beyond3d.tracks import (
     VisibilityTracks,
 )
 from egoworld.core.files import InputFileError, iter_jsonl, open_text
+from egoworld.metrics.stats import cluster_bootstrap_cis
 from egoworld.render.tables import Table, fmt, to_markdown
 from egoworld.world.episode import Episode
 
@@ -179,25 +180,18 @@ def metrics(c: np.ndarray) -> dict[str, float]:
     }
 
 
-def bootstrap_ci(
-    per_cluster: np.ndarray, n_boot: int = 2000, seed: int = 0
-) -> dict[str, tuple[float, float]]:
-    """95 % percentile CIs of each metric when whole clusters (rows of ``per_cluster``) are resampled."""
-    k = len(per_cluster)
-    if k < 2:
-        m = metrics(per_cluster.sum(axis=0))
-        return {name: (v, v) for name, v in m.items()}
-    rng = np.random.default_rng(seed)
-    draws = rng.multinomial(k, np.full(k, 1.0 / k), size=n_boot).astype(float)
-    totals = draws @ per_cluster
-    values: dict[str, list[float]] = defaultdict(list)
-    for row in totals:
-        for name, v in metrics(row).items():
-            values[name].append(v)
-    return {
-        name: (float(np.nanpercentile(v, 2.5)), float(np.nanpercentile(v, 97.5)))
-        for name, v in values.items()
-    }
+METRICS = ("accuracy", "precision", "recall", "f1", "balanced_accuracy")
+
+
+def metrics_ci(per_cluster: np.ndarray, n_boot: int = 2000, seed: int = 0) -> dict[str, tuple[float, float]]:
+    """95 % percentile CIs of each metric when whole clusters (rows of confusion counts) are resampled
+    (`egoworld.metrics.stats.cluster_bootstrap_cis`)."""
+    cis = cluster_bootstrap_cis(per_cluster, _metric_rows, n_boot=n_boot, seed=seed)
+    return dict(zip(METRICS, cis, strict=True))
+
+
+def _metric_rows(totals: np.ndarray) -> np.ndarray:
+    return np.array([[m[name] for name in METRICS] for m in map(metrics, totals)])
 
 
 @dataclass
@@ -320,7 +314,7 @@ def audit(
     return AuditResult(
         per_state={k: (v[0], v[1]) for k, v in per_state.items()},
         overall=metrics(total),
-        ci=bootstrap_ci(per_cluster, seed=seed) if episodes else {},
+        ci=metrics_ci(per_cluster, seed=seed) if episodes else {},
         per_participant={p: {"marks": part_marks[p], **metrics(c.array())} for p, c in by_part.items()},
         scored=int(total.sum()),
         unmatched=unmatched,

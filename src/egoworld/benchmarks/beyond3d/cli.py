@@ -1,5 +1,5 @@
-"""Beyond3D commands: ``build beyond3d`` and the ``beyond3d`` group (``audit``, ``cues``, ``demo``); synthetic
-kitchens come from ``egoworld world synth kitchen`` (`egoworld.sim`).
+"""Beyond3D commands: ``build beyond3d`` and the ``beyond3d`` group (``audit``, ``cues``; ``demo`` comes from
+`egoworld.demo.cli`); synthetic kitchens come from ``egoworld world synth kitchen`` (`egoworld.sim`).
 Heavy imports stay inside the command functions."""
 
 from __future__ import annotations
@@ -135,26 +135,6 @@ def cues_cmd(
     typer.echo(f"wrote {out}: {len(b.samples)} questions with {kind} cues")
 
 
-def demo_cmd(
-    out: Annotated[
-        Path, typer.Option("--out", help="Folder for worlds, benchmarks, runs and the report.")
-    ] = Path("demo-beyond3d"),
-    anchors: Annotated[int, typer.Option(help="Out-of-sight anchors of the text-only benchmark.")] = 100,
-    controls: Annotated[int, typer.Option(help="Visible controls.")] = 100,
-    sim: Annotated[
-        bool, typer.Option(help="Also run the video + text and last frame + text settings.")
-    ] = True,
-) -> None:
-    """Synthetic kitchens → Beyond3D → random / prior / oracle (text; video + text and last frame + text on
-    sim kitchens) → report."""
-    from egoworld.benchmarks.beyond3d.demo import run_demo
-
-    try:
-        run_demo(out, anchors=anchors, controls=controls, sim=sim, say=typer.echo)
-    except _errors() as exc:
-        fail(exc)
-
-
 def import_qa_cmd(
     file: Annotated[
         Path, typer.Argument(help="A release file: vqa_baseline.jsonl or vqa_temporal_cues.jsonl.")
@@ -209,7 +189,7 @@ def import_qa_cmd(
 
 
 def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    """Add ``build beyond3d``, ``import beyond3d-qa`` and ``beyond3d {audit, cues, demo}``."""
+    """Add ``build beyond3d``, ``import beyond3d-qa`` and ``beyond3d {audit, cues}``."""
     build_app.command("beyond3d")(build_cmd)
     import_app.command("beyond3d-qa")(import_qa_cmd)
     group = typer.Typer(
@@ -218,5 +198,4 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
     )
     group.command("audit")(audit_cmd)
     group.command("cues")(cues_cmd)
-    group.command("demo")(demo_cmd)
     app.add_typer(group, name="beyond3d")

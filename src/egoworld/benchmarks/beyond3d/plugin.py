@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from egoworld.benchmarks.beyond3d import BENCHMARK_NAME, TASK_ORDER
+from egoworld.benchmarks.beyond3d.lmms_log import LMMS_LOG
+from egoworld.benchmarks.beyond3d.official_rules import official_score
 from egoworld.benchmarks.beyond3d.prompts import Beyond3DPromptBuilder
 from egoworld.core.bench_folder import Benchmark
 from egoworld.core.plugin import BenchmarkPlugin, ReportSection
@@ -57,4 +59,6 @@ PLUGIN = BenchmarkPlugin(
     report_sections=_sections,
     official_aggregates=_official,
     query_time=_query_time,
+    official_score=official_score,
+    lmms_eval_log=LMMS_LOG,
 )

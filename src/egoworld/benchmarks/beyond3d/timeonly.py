@@ -27,7 +27,7 @@ from egoworld.benchmarks.beyond3d import (
     VISIBILITY,
 )
 from egoworld.benchmarks.beyond3d.anchors import Candidate, Needs, eligible_targets, horizon_bucket
-from egoworld.benchmarks.beyond3d.build import (
+from egoworld.benchmarks.beyond3d.build_common import (
     BuildConfig,
     BuildReport,
     geometry_missing,

@@ -14,7 +14,7 @@ from egoworld.benchmarks.explore import BENCHMARK_NAME, TASK_ORDER
 from egoworld.benchmarks.explore.instances import instance_from_sample
 from egoworld.benchmarks.explore.prompts import describe_scene, one_go_prompt
 from egoworld.core.permutations import Permutation
-from egoworld.core.plugin import BenchmarkPlugin, ReportSection
+from egoworld.core.plugin import BenchmarkPlugin, ReportSection, ViewerPanel
 from egoworld.core.prompts import PromptBuilder
 from egoworld.core.schema import Sample
 
@@ -67,10 +67,33 @@ def _sections(
     return out_sections
 
 
+def _panels(sample: Sample) -> list[ViewerPanel]:
+    """The viewer's "Reference final scene" table, when the sample's answer is a list of objects."""
+    a = sample.answer
+    if sample.answer_type != "free":
+        return []
+    objs = a.get("objects", a.get("final_scene")) if isinstance(a, dict) else a
+    if not isinstance(objs, list) or not objs:
+        return []
+    rows = []
+    for o in objs:
+        o = o if isinstance(o, dict) else {"description": str(o)}
+        relations = o.get("relation") or []
+        rows.append(
+            {
+                "Category": o.get("category", ""),
+                "Description": o.get("description", ""),
+                "Relations": "; ".join(str(r) for r in relations),
+            }
+        )
+    return [ViewerPanel("Reference final scene", rows=rows)]
+
+
 PLUGIN = BenchmarkPlugin(
     name=BENCHMARK_NAME,
     prompt=ExplorePromptBuilder(),
     report_columns=TASK_ORDER,
     score_run=_score_run,
     report_sections=_sections,
+    viewer_panels=_panels,
 )

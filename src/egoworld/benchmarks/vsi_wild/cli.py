@@ -1,5 +1,5 @@
 """VSI-Super-Wild commands: ``build vsi-wild``, ``import vsi-wild-durations`` and the ``vsi-wild`` group
-(``views``, ``demo``). Heavy imports stay inside the command functions."""
+(``views``; ``demo`` comes from `egoworld.demo.cli`). Heavy imports stay inside the command functions."""
 
 from __future__ import annotations
 
@@ -144,29 +144,10 @@ def views_cmd(
     )
 
 
-def demo_cmd(
-    out: Annotated[Path, typer.Option("--out", help="Folder for walks, benchmark, runs and report.")] = Path(
-        "demo-vsi-wild"
-    ),
-    per_task: Annotated[int, typer.Option("--questions-per-task", help="Questions to build per task.")] = 120,
-    old_per_task: Annotated[int | None, typer.Option("--per-task", hidden=True)] = None,
-) -> None:
-    """Synthetic walks (0–10 min … 120+ min) → VSI-Super-Wild → random / prior / oracle with Shuffle24 → report."""
-    from egoworld.benchmarks.vsi_wild.demo import run_demo
-
-    try:
-        per_task = old_per_task if old_per_task is not None else per_task  # --per-task: the old spelling
-        index = run_demo(out, per_task=per_task, say=lambda m: typer.echo(m, err=True))
-    except _errors() as exc:
-        fail(exc)
-    typer.echo(f"demo report: {index}")
-
-
 def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    """Add ``build vsi-wild``, ``import vsi-wild-durations`` and ``vsi-wild {views, demo}``."""
+    """Add ``build vsi-wild``, ``import vsi-wild-durations`` and ``vsi-wild views``."""
     build_app.command("vsi-wild")(build_cmd)
     import_app.command("vsi-wild-durations")(durations_cmd)
     group = typer.Typer(help="VSI-Super-Wild: cut panoramas into views, demo.", no_args_is_help=True)
     group.command("views")(views_cmd)
-    group.command("demo")(demo_cmd)
     app.add_typer(group, name="vsi-wild")

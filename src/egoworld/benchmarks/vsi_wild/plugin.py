@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER
+from egoworld.benchmarks.vsi_wild.lmms_log import LMMS_LOG
+from egoworld.benchmarks.vsi_wild.official import official_score
 from egoworld.core.plugin import BenchmarkPlugin, ReportSection
 
 
@@ -18,4 +20,10 @@ def _sections(
     return report_sections(summaries, run_dirs, labels, out)
 
 
-PLUGIN = BenchmarkPlugin(name=BENCHMARK_NAME, report_columns=TASK_ORDER, report_sections=_sections)
+PLUGIN = BenchmarkPlugin(
+    name=BENCHMARK_NAME,
+    report_columns=TASK_ORDER,
+    report_sections=_sections,
+    official_score=official_score,
+    lmms_eval_log=LMMS_LOG,
+)

@@ -9,7 +9,9 @@ benchmarks, with the built-in baselines.
 4. EXPLORE-Bench from synthetic action scenes: `copy-initial` and `oracle`, scored with the built-in lexical
    judge (labelled as not comparable to the paper's LLM judge).
 
-One report covers every run. Parts that are already complete are reused on a rerun.
+One report covers every run. Parts that are already complete are reused on a rerun. The demo is the top
+floor: it composes the stages below and names the benchmarks; `beyond3d` and `vsi_wild` hold those parts
+(also run alone by ``egoworld beyond3d demo`` / ``egoworld vsi-wild demo``, `egoworld.demo.cli`).
 """
 
 from __future__ import annotations
@@ -88,16 +90,16 @@ def vsi_official(out: Path, data: Path, per_task: int, say: Callable[[str], None
 
 
 def beyond3d(out: Path, say: Callable[[str], None]) -> list[Path]:
-    from egoworld.benchmarks.beyond3d.demo import demo_runs
+    from egoworld.demo.beyond3d import demo_runs
 
     return demo_runs(out / "beyond3d", anchors=80, controls=80, sim=True, say=say)
 
 
 def vsi_synthetic(out: Path, say: Callable[[str], None]) -> list[Path]:
-    if importlib.util.find_spec("egoworld.benchmarks.vsi_wild.demo") is None:
+    if importlib.util.find_spec("egoworld.benchmarks.vsi_wild.build") is None:
         say("VSI-Super-Wild builder not installed in this build: skipped")
         return []
-    from egoworld.benchmarks.vsi_wild.demo import demo_runs
+    from egoworld.demo.vsi_wild import demo_runs
 
     return demo_runs(out / "vsi_wild_synthetic", say=say)
 

@@ -1,0 +1,124 @@
+"""The one folder loader: a JSON header file + JSON Lines row files, read and validated with errors that name
+the file and line, hashed, media-confined, and saved atomically with the header written last.
+
+A benchmark folder (`egoworld.core.bench_folder`: ``manifest.json`` + ``samples.jsonl``) and a world episode
+folder (`egoworld.world.folder`: ``episode.json`` + ``poses.jsonl``, ``objects.jsonl`` …) are both a
+`FolderKind`; they differ only in their models and in the checks that follow loading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from egoworld.core.confine import MediaRoots
+from egoworld.core.files import (
+    InputFileError,
+    iter_jsonl,
+    read_json,
+    remove_stale_temp_files,
+    validate_row,
+    write_json,
+    write_jsonl,
+)
+from egoworld.core.hashing import sha256_file
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class MediaRef:
+    """A media path a folder names, and where: the file (and line) and the field that holds it."""
+
+    path: str
+    where: str
+    field: str
+
+
+@dataclass(frozen=True)
+class FolderKind:
+    """One kind of folder: its header file and the words its errors use."""
+
+    header: str  #: the header file's name, written last (``manifest.json``)
+    noun: str  #: what the folder holds (``benchmark``), as in "outside the benchmark folder"
+    holds: str  #: the files it holds (``manifest.json and samples.jsonl``)
+    create: str  #: the commands that make one
+    resave: str = "re-save the folder"  #: the fix for a folder written incompletely
+
+    def header_path(self, root: str | Path) -> Path:
+        return Path(root) / self.header
+
+    def hash(self, root: str | Path) -> str:
+        """sha256 of the header file (which holds what identifies the rows)."""
+        return sha256_file(self.header_path(root))
+
+    def read_header(self, root: str | Path, model: type[M]) -> M:
+        """The header file validated as ``model``; a missing one says what the folder should hold."""
+        path = self.header_path(root)
+        if not path.is_file():
+            article = "an" if self.noun[:1] in "aeiou" else "a"
+            raise InputFileError(
+                f"{path}: not found — {article} {self.noun} folder holds {self.holds} "
+                f"(create one with {self.create})"
+            )
+        header: M = validate_row(model, read_json(path), path)
+        return header
+
+    def read_rows(
+        self, path: Path, model: type[M], *, expected: int | None = None, optional: bool = False
+    ) -> tuple[list[M], list[int]]:
+        """The rows of a JSON Lines file validated as ``model``, and their line numbers.
+
+        ``optional``: a missing file is no rows (unless the header's count ``expected`` says otherwise);
+        ``expected``: the number of rows the header counts (a folder whose writing was interrupted)."""
+        items: list[M] = []
+        lines: list[int] = []
+        if optional and not path.is_file():
+            if expected:
+                raise InputFileError(
+                    f"{path}: missing, but {self.header} counts {expected} rows — {self.resave}"
+                )
+            return items, lines
+        for lineno, row in iter_jsonl(path):
+            items.append(validate_row(model, row, path, lineno))
+            lines.append(lineno)
+        if expected is not None and expected != len(items):
+            raise InputFileError(
+                f"{path}: {len(items)} rows but {self.header} counts {expected} — the folder was not written "
+                f"completely; {self.resave}"
+            )
+        return items, lines
+
+    def check_hash(self, path: Path, expected: str, *, field: str, fix: str) -> None:
+        """Refuse a rows file whose sha256 is not the one the header recorded in ``field``."""
+        if expected and sha256_file(path) != expected:
+            raise InputFileError(
+                f"{path}: its sha256 differs from {self.header}'s {field} — the file was changed after the "
+                f"{self.noun} was written; {fix}"
+            )
+
+    def confine(self, roots: MediaRoots, refs: Iterable[MediaRef], *, cached: bool = False) -> None:
+        """Refuse the first media path that resolves outside the folder and its declared roots."""
+        for ref in refs:
+            roots.resolve(ref.path, where=ref.where, field=ref.field, what=self.noun, cached=cached)
+
+    def save(
+        self,
+        root: str | Path,
+        rows: Mapping[str, Iterable[Any]],
+        header: Callable[[dict[str, int]], dict[str, Any]],
+        *,
+        sort_keys: bool = True,
+    ) -> dict[str, int]:
+        """Write each rows file (name → JSON objects), then the header ``header(counts)`` makes from the row
+        counts, each atomically; temporary files a killed writer left are removed first. Returns the counts."""
+        root = Path(root)
+        root.mkdir(parents=True, exist_ok=True)
+        remove_stale_temp_files(root, [*rows, self.header])
+        counts = {name: write_jsonl(root / name, items) for name, items in rows.items()}
+        write_json(self.header_path(root), header(counts), sort_keys=sort_keys)
+        return counts
