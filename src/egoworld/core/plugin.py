@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from egoworld.core.chains import ChainPlan
 from egoworld.core.prompts import PromptBuilder
+from egoworld.core.run_config import RunConfig
 from egoworld.core.schema import Sample
 
 if TYPE_CHECKING:
@@ -88,6 +90,15 @@ class OfficialScore(Protocol):
     def __call__(self, sample: Sample, raw: str, choices: Sequence[str] | None, /) -> Any: ...
 
 
+class PlanRequests(Protocol):
+    """The benchmark's own plan of a run (`egoworld.core.chains`): chains of dependent requests, e.g. EXPLORE's
+    stepwise strategies, built from the run's options (``cfg.options`` holds the benchmark's own, e.g.
+    ``{"strategy": "stepwise", "segment_num": 3}``). None leaves the run to the standard plan, one request
+    per (sample, option order, epoch); raise ValueError for options the benchmark does not take."""
+
+    def __call__(self, bench: Benchmark, cfg: RunConfig, /) -> ChainPlan | None: ...
+
+
 class PanelsHook(Protocol):
     """Viewer panels for one sample."""
 
@@ -109,6 +120,7 @@ class BenchmarkPlugin:
     official_aggregates: OfficialAggregates | None = None
     official_score: OfficialScore | None = None
     viewer_panels: PanelsHook | None = None
+    plan_requests: PlanRequests | None = None
 
 
 def plugin_for(name: str) -> BenchmarkPlugin:
