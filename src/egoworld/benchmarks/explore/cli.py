@@ -50,7 +50,8 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
 
     console_err = __import__("rich.console", fromlist=["Console"]).Console(stderr=True)
     explore_app = typer.Typer(
-        help="EXPLORE-Bench: stepwise runs, scoring with a judge, agreement, report.", no_args_is_help=True
+        help="EXPLORE-Bench: scoring predictions made elsewhere with a judge, judge agreement, Tables 2-3 (runs: `egoworld run --strategy …`).",
+        no_args_is_help=True,
     )
     app.add_typer(explore_app, name="explore")
 
