@@ -280,7 +280,9 @@ def run(
     ] = None,
     max_tokens: Annotated[
         int | None,
-        typer.Option(help="Generation limit for server models (default 256: short answers; EXPLORE 2048)."),
+        typer.Option(
+            help="Generation limit for server models (default 256: short answers; EXPLORE runs want 2048)."
+        ),
     ] = None,
     temperature: Annotated[
         float | None, typer.Option(help="Sampling temperature for server models (default 0).")

@@ -14,6 +14,7 @@ text setting is left to the standard runner (the one-go prompt, one request per 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +120,7 @@ def sample_chain(bench: Benchmark, sample: Sample, strategy: Strategy, setting: 
     if setting == "image":
         image = (image_part(bench.resolve(inst.image or "")),)
 
-    def prompt(step: int) -> Any:
+    def prompt(step: int) -> Callable[[str | None], tuple[Part, ...]]:
         def parts(previous: str | None) -> tuple[Part, ...]:
             return (*image, TextPart(step_text(strategy, step, segments, sample.question, previous)))
 
