@@ -1,10 +1,12 @@
-"""EXPLORE runs end to end: the driver with one-go and stepwise strategies (oracle, copy-initial and an
-OpenAI-compatible server on 127.0.0.1), resume of multi-turn chains, costs, the generic runner + `egoworld
-score --judge`, and the CLI (import, score predictions, agreement, reports)."""
+"""EXPLORE runs end to end: one-go and stepwise strategies through the runner's request chains (oracle,
+copy-initial and an OpenAI-compatible server on 127.0.0.1), their request keys and step labels pinned, resume
+of multi-turn chains, costs, the standard plan + `egoworld score --judge`, and the CLI (import, run and its
+`explore run` alias, score predictions, agreement, reports)."""
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 from pathlib import Path
 
@@ -12,13 +14,15 @@ import pytest
 from typer.testing import CliRunner
 
 from egoworld.benchmarks.explore.build import ActionEpisode, build_from_episodes
-from egoworld.benchmarks.explore.driver import ExploreRunConfig, run_explore
 from egoworld.benchmarks.explore.instances import SceneObject
 from egoworld.benchmarks.explore.report import explore_report
 from egoworld.benchmarks.explore.strategy import Strategy
 from egoworld.cli import app
 from egoworld.core.files import read_json
+from egoworld.core.run_config import RunConfig
 from egoworld.core.store import ResponseStore
+from egoworld.runner.run import run_benchmark
+from egoworld.runner.summary import RunSummary
 from egoworld.scoring.score import score_run
 from openai_test_server import FakeOpenAIServer
 
@@ -50,8 +54,106 @@ def world_bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp / "bench"
 
 
-def _run(bench: Path, out: Path, model: str, strategy: Strategy = Strategy(), **kw) -> None:
-    run_explore(ExploreRunConfig(bench=bench, model=model, out=out, strategy=strategy, progress=False, **kw))
+def _options(strategy: Strategy) -> dict[str, object]:
+    """Run options (``RunConfig.options``) of a strategy, as `egoworld run --strategy …` gives them."""
+    return {
+        "strategy": strategy.kind,
+        "segment_num": strategy.segment_num,
+        "window_size": strategy.window_size,
+        "turns": strategy.turns,
+    }
+
+
+def _config(bench: Path, out: Path, model: str, strategy: Strategy = Strategy(), **kw) -> RunConfig:
+    kw.setdefault("setting", "image")
+    return RunConfig(bench=bench, model=model, out=out, options=_options(strategy), progress=False, **kw)
+
+
+def _run(bench: Path, out: Path, model: str, strategy: Strategy = Strategy(), **kw) -> RunSummary:
+    return run_benchmark(_config(bench, out, model, strategy, **kw))
+
+
+def _plan_digest(run: Path) -> tuple[str, list[str]]:
+    """A digest of the run's (sample, step label, request key) rows, and its step labels."""
+    with ResponseStore(run / "responses.sqlite", readonly=True) as store:
+        rows = sorted(f"{s} {p} {k}" for s, p, _e, k, _r in store.planned())
+        labels = sorted({p for _s, p, _e, _k, _r in store.planned()})
+    return hashlib.sha256("\n".join(rows).encode()).hexdigest()[:16], labels
+
+
+#: (strategy, setting, model) → digest of the request keys and the step labels, as the EXPLORE driver wrote
+#: them before runs went through the one runner: an older run folder resumes without re-sending anything
+PINNED = [
+    (Strategy(), "image", "oracle", "99b5f2f338187e7f", ["one-go"]),
+    (Strategy(), "text", "oracle", "38f95b55637cb894", ["one-go"]),
+    (Strategy("stepwise", segment_num=3), "image", "oracle", "03cfafa3bfd90970", ["list"]),
+    (Strategy("stepwise", segment_num=3), "text", "oracle", "6e1d943dcf4244e2", ["list"]),
+    (
+        Strategy("stepwise", window_size=100, turns="multi"),
+        "image",
+        "oracle",
+        "244d8f578e8ac767",
+        ["turn-001", "turn-002", "turn-003"],
+    ),
+    (
+        Strategy("stepwise", window_size=100, turns="multi"),
+        "text",
+        "oracle",
+        "fd6419362a0655da",
+        ["turn-001", "turn-002", "turn-003"],
+    ),
+    (
+        Strategy("stepwise", segment_num=4, turns="multi"),
+        "image",
+        "oracle",
+        "fa2359faed012dfe",
+        ["turn-001", "turn-002", "turn-003", "turn-004"],
+    ),
+    (
+        Strategy("stepwise", segment_num=4, turns="multi"),
+        "text",
+        "oracle",
+        "e0f6711a7a8e9291",
+        ["turn-001", "turn-002", "turn-003", "turn-004"],
+    ),
+    (  # turn k's key covers turn k-1's reply: another model's replies give other keys
+        Strategy("stepwise", segment_num=4, turns="multi"),
+        "image",
+        "copy-initial",
+        "ad5999c064374960",
+        ["turn-001", "turn-002", "turn-003", "turn-004"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("strategy", "setting", "model", "digest", "labels"), PINNED)
+def test_request_keys_and_step_labels_are_pinned(
+    world_bench: Path, tmp_path: Path, strategy: Strategy, setting: str, model: str, digest: str, labels: list
+) -> None:
+    summary = _run(world_bench, tmp_path / "r", model, strategy, setting=setting)
+    assert summary.errors == summary.blocked == 0
+    assert _plan_digest(tmp_path / "r") == (digest, labels)
+    again = _run(world_bench, tmp_path / "r", model, strategy, setting=setting)
+    assert again.called == 0 and again.reused == summary.called
+
+
+def test_run_command_and_explore_run_alias_send_the_same_requests(world_bench: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    flags = ["--strategy", "stepwise", "--segment-num", "4", "--turns", "multi", "--no-progress"]
+    common = ["--bench", str(world_bench), "--model", "oracle"]
+    res = runner.invoke(app, ["run", *common, "--out", str(tmp_path / "a"), "--setting", "image", *flags])
+    assert res.exit_code == 0, res.output
+    assert "4 samples: 0 requests already done, 16 sent (16 ok, 0 errors)" in res.output
+    res = runner.invoke(app, ["explore", "run", *common, "--out", str(tmp_path / "b"), *flags])
+    assert res.exit_code == 0, res.output
+    pinned = ("fa2359faed012dfe", ["turn-001", "turn-002", "turn-003", "turn-004"])
+    assert _plan_digest(tmp_path / "a") == _plan_digest(tmp_path / "b") == pinned
+    listed = runner.invoke(app, ["explore", "--help"]).output.split("Commands:")[1].split()
+    assert "score" in listed and "run" not in listed  # a hidden alias
+    res = runner.invoke(
+        app, ["run", *common, "--out", str(tmp_path / "c"), "--strategy", "one-go", "--epochs", "2"]
+    )
+    assert res.exit_code != 0 and "--epochs" in res.output
 
 
 def test_oracle_and_copy_initial_bracket_on_long_sequences(world_bench: Path, tmp_path: Path) -> None:
@@ -117,16 +219,10 @@ def test_multi_turn_server_run_carries_previous_scene_resends_image_and_resumes(
     args = {"base_url": "", "max_retries": "0", "backoff": "0.01", "timeout": "5"}
     with FakeOpenAIServer(reply=reply, fault=fault) as srv:
         args["base_url"] = srv.base_url
-        cfg = ExploreRunConfig(
-            bench=world_bench,
-            model="openai:fake-vlm",
-            out=tmp_path / "r",
-            strategy=strategy,
-            model_args=args,
-            progress=False,
-            concurrency=4,
+        cfg = _config(
+            world_bench, tmp_path / "r", "openai:fake-vlm", strategy, model_args=args, concurrency=4
         )
-        first = run_explore(cfg)
+        first = run_benchmark(cfg)
         assert first.errors == 1 and first.blocked == 1 and first.ok == 14
         assert all(any(p.get("type") == "image_url" for p in b["messages"][0]["content"]) for b in srv.bodies)
         texts = [
@@ -138,7 +234,7 @@ def test_multi_turn_server_run_carries_previous_scene_resends_image_and_resumes(
         assert read_json(tmp_path / "r/run.json")["status"] == "incomplete"
         broken["on"] = False
         sent_before = len(srv.bodies)
-        second = run_explore(cfg)
+        second = run_benchmark(cfg)
         assert second.called == 2 and second.reused == 14 and second.errors == 0
         assert len(srv.bodies) == sent_before + 2
     manifest = read_json(tmp_path / "r/run.json")
@@ -363,16 +459,15 @@ def test_epic_sequences_drive_cost_studies(tmp_path: Path, data_dir: Path) -> No
     samples = [json.loads(line) for line in (tmp_path / "e/samples.jsonl").read_text().splitlines()]
     n_actions = [s["metadata"]["n_actions"] for s in samples]
     with FakeOpenAIServer(reply=lambda prompt: "A kitchen counter with a plate.") as srv:
-        cfg = ExploreRunConfig(
-            bench=tmp_path / "e",
-            model="openai:fake-vlm",
-            out=tmp_path / "r",
+        cfg = _config(
+            tmp_path / "e",
+            tmp_path / "r",
+            "openai:fake-vlm",
+            Strategy("stepwise", window_size=50, turns="multi"),
             setting="text",
-            strategy=Strategy("stepwise", window_size=50, turns="multi"),
             model_args={"base_url": srv.base_url},
-            progress=False,
         )
-        summary = run_explore(cfg)
+        summary = run_benchmark(cfg)
     assert summary.errors == 0 and summary.ok == sum(-(-n // 50) for n in n_actions)
     scores = score_run(tmp_path / "r", options={"judge": "lexical"})
     assert scores["explore"]["unannotated"] == 3 and scores["explore"]["partitions"] == {}

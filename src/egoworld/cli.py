@@ -10,7 +10,9 @@ import typer
 from rich.console import Console
 
 from egoworld import __version__
-from egoworld.core.errors import EXIT_BAD_INPUT, EXIT_INCOMPLETE, fail
+from egoworld.core.errors import EXIT_BAD_INPUT, fail
+from egoworld.runner.outcome import finish_run
+from egoworld.scoring.outcome import check_scored
 
 app = typer.Typer(
     help="egoworld — build, run, score and report benchmarks of world-state tracking for vision-language "
@@ -225,7 +227,10 @@ def run(
         str, typer.Option("--model", help="random | prior | oracle | openai:<model> (see `egoworld models`).")
     ],
     out: Annotated[Path, typer.Option("--out", help="Run folder; rerunning the same command resumes it.")],
-    setting: Annotated[str, typer.Option(help="Inputs: text | frames | last-frame.")] = "text",
+    setting: Annotated[
+        str,
+        typer.Option(help="Inputs: text | frames | last-frame | image (EXPLORE: the initial scene image)."),
+    ] = "text",
     frames: Annotated[
         int, typer.Option(help="Frames sampled from each video in the 'frames' setting.")
     ] = 128,
@@ -276,7 +281,9 @@ def run(
     ] = None,
     max_tokens: Annotated[
         int | None,
-        typer.Option(help="Generation limit for server models (default 256: short answers; EXPLORE 2048)."),
+        typer.Option(
+            help="Generation limit for server models (default 256: short answers; EXPLORE runs want 2048)."
+        ),
     ] = None,
     temperature: Annotated[
         float | None, typer.Option(help="Sampling temperature for server models (default 0).")
@@ -304,15 +311,30 @@ def run(
         str | None, typer.Option(help="Ray address ('auto' = the running cluster); default: start Ray here.")
     ] = None,
     shard_size: Annotated[int, typer.Option(help="Requests per Ray task (--executor ray).")] = 64,
+    strategy: Annotated[
+        str | None, typer.Option(help="EXPLORE inference strategy: one-go | stepwise.")
+    ] = None,
+    segment_num: Annotated[
+        int | None, typer.Option(help="EXPLORE stepwise: number of equal segments.")
+    ] = None,
+    window_size: Annotated[int | None, typer.Option(help="EXPLORE stepwise: actions per window.")] = None,
+    turns: Annotated[
+        str | None,
+        typer.Option(help="EXPLORE stepwise: single (one JSON-list reply) | multi (one turn per step)."),
+    ] = None,
+    subset: Annotated[
+        str | None, typer.Option(help="EXPLORE samples: full | tiny | short | medium | long.")
+    ] = None,
 ) -> None:
     """Run a model over a benchmark and store every response (SQLite, resumable).
 
     Each (question, option order, epoch) is one request, keyed by a hash of the model, its settings, the
-    prompt, the media and the order. A rerun of the same command skips what is done and retries what
+    prompt, the media and the order; a benchmark may plan its own chains of requests instead (EXPLORE's
+    --strategy, --setting image). A rerun of the same command skips what is done and retries what
     failed. Exit code 3 means some requests still failed (rerun to retry them).
     """
     from egoworld.core.files import InputFileError
-    from egoworld.core.run_config import RunConfig
+    from egoworld.core.run_config import RunConfig, bench_options
     from egoworld.models.spec import model_args_with_flags
     from egoworld.runner.run import run_benchmark
 
@@ -349,15 +371,18 @@ def run(
             executor=executor,
             address=address,
             shard_size=shard_size,
+            options=bench_options(
+                strategy=strategy,
+                segment_num=segment_num,
+                window_size=window_size,
+                turns=turns,
+                subset=subset,
+            ),
         )
         summary = run_benchmark(cfg)
     except (InputFileError, ValueError, RuntimeError) as exc:
         fail(exc)
-    console.print(summary.line())
-    print_error_reasons(out)
-    if summary.errors or summary.blocked:
-        console.print("[yellow]some requests failed; rerun the same command to retry them[/]")
-        raise typer.Exit(EXIT_INCOMPLETE)
+    finish_run(summary, out)
 
 
 @app.command("score")
@@ -404,30 +429,6 @@ def score(
             format_reasons(top_reasons(failed), len(failed)), highlight=False, markup=False, soft_wrap=True
         )
     check_scored(summary, run_dir)
-
-
-def check_scored(summary: dict, run_dir: Path) -> None:
-    """Warnings to the console; exit non-zero when nothing was scored or the judge failed on every item."""
-    for warning in summary.get("warnings", []):
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
-    judge_rate = summary.get("explore", {}).get("judge_rate")
-    if judge_rate is not None:
-        console.print(f"judge: a valid score for {judge_rate:.1f}% of the items it was asked about")
-    if summary.get("judge_failed"):
-        console.print(
-            f"[bold red]error:[/] {run_dir}: the judge failed on every item; the scores are not judgements",
-            highlight=False,
-        )
-        raise typer.Exit(EXIT_INCOMPLETE)
-    if not summary.get("n"):
-        console.print(
-            f"[bold red]error:[/] {run_dir}: nothing to score — 0 answered questions "
-            f"({summary.get('errors', 0)} failed requests, {summary.get('missing', 0)} never sent); "
-            "rerun `egoworld run` with the same options to send them",
-            highlight=False,
-            soft_wrap=True,
-        )
-        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 @app.command("report")
@@ -488,22 +489,6 @@ def demo(
     console.print(
         f"look at every sample in the browser: egoworld view {out}", highlight=False, soft_wrap=True
     )
-
-
-def print_error_reasons(run_dir: Path) -> None:
-    """After a run: the most frequent reasons of the requests that still fail (nothing when none do)."""
-    from egoworld.core.progress import format_reasons, top_reasons
-    from egoworld.core.run_config import STORE_FILE
-    from egoworld.core.store import ResponseStore
-
-    if not (run_dir / STORE_FILE).is_file():
-        return
-    with ResponseStore(run_dir / STORE_FILE, readonly=True) as store:
-        failed = store.planned_errors()
-    if failed:
-        console.print(
-            format_reasons(top_reasons(failed), len(failed)), highlight=False, markup=False, soft_wrap=True
-        )
 
 
 def _register_extensions() -> None:

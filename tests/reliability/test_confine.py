@@ -1,7 +1,7 @@
 """Class 1: media paths never escape the benchmark folder (or the roots its manifest declares).
 
 Every hostile path is refused before a byte of it is read: ``bench check``, ``run`` (any setting), the
-EXPLORE driver and the builders share one rule (`egoworld.core.confine`). Importers refuse ids that would
+EXPLORE request chains and the builders share one rule (`egoworld.core.confine`). Importers refuse ids that would
 become paths outside their ``--out``.
 """
 

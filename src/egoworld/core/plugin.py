@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from egoworld.core.chains import ChainPlan
 from egoworld.core.prompts import PromptBuilder
+from egoworld.core.run_config import RunConfig
 from egoworld.core.schema import Sample
 
 if TYPE_CHECKING:
@@ -140,6 +142,15 @@ class QueryTime(Protocol):
     def __call__(self, sample: Sample, /) -> float: ...
 
 
+class PlanRequests(Protocol):
+    """The benchmark's own plan of a run (`egoworld.core.chains`): chains of dependent requests, e.g. EXPLORE's
+    stepwise strategies, built from the run's options (``cfg.options`` holds the benchmark's own, e.g.
+    ``{"strategy": "stepwise", "segment_num": 3}``). None leaves the run to the standard plan, one request
+    per (sample, option order, epoch); raise ValueError for options the benchmark does not take."""
+
+    def __call__(self, bench: Benchmark, cfg: RunConfig, /) -> ChainPlan | None: ...
+
+
 class PanelsHook(Protocol):
     """Viewer panels for one sample."""
 
@@ -163,6 +174,7 @@ class BenchmarkPlugin:
     viewer_panels: PanelsHook | None = None
     query_time: QueryTime | None = None
     lmms_eval_log: LmmsEvalLog | None = None
+    plan_requests: PlanRequests | None = None
 
 
 def plugin_for(name: str) -> BenchmarkPlugin:

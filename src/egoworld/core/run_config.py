@@ -45,9 +45,16 @@ class RunConfig:
     executor: str = "local"  # local | ray
     address: str | None = None  # Ray cluster address ("auto" = the running cluster); None = start one here
     shard_size: int = 64  # items per Ray task
+    #: the benchmark's own run options (e.g. EXPLORE's strategy), read by its plug-in's ``plan_requests``
+    options: dict[str, Any] = field(default_factory=dict)
 
     def selection(self) -> dict[str, Any]:
         return {"tasks": self.tasks, "limit": self.limit, "per_task": self.per_task}
+
+
+def bench_options(**given: Any) -> dict[str, Any]:
+    """A benchmark's run options from command-line flags: the ones given (not None)."""
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def check_resumable(out: Path, manifest: dict[str, Any]) -> None:
@@ -67,6 +74,8 @@ def check_resumable(out: Path, manifest: dict[str, Any]) -> None:
 
 def config_dict(cfg: RunConfig) -> dict[str, Any]:
     d = asdict(cfg)
+    if not d["options"]:
+        del d["options"]  # (run.json as before for runs without benchmark options)
     d["bench"] = str(cfg.bench)
     d["out"] = str(cfg.out)
     return d

@@ -106,9 +106,7 @@ def vsi_synthetic(out: Path, say: Callable[[str], None]) -> list[Path]:
 
 def explore(out: Path, say: Callable[[str], None], *, episodes: int = 24) -> list[Path]:
     import egoworld.benchmarks.explore.baselines  # noqa: F401  (registers the copy-initial backend)
-    from egoworld.benchmarks.explore.driver import ExploreRunConfig, run_explore
     from egoworld.benchmarks.explore.from_world import build_from_world
-    from egoworld.benchmarks.explore.strategy import Strategy
     from egoworld.sim.actions import ActionConfig
     from egoworld.sim.worldset import synth_world_set
 
@@ -120,9 +118,14 @@ def explore(out: Path, say: Callable[[str], None], *, episodes: int = 24) -> lis
     runs = []
     for model in ("copy-initial", "oracle"):
         run_dir = out / "runs" / f"explore_{model}"
-        summary = run_explore(
-            ExploreRunConfig(
-                bench=bench, model=model, out=run_dir, strategy=Strategy(kind="one-go"), progress=False
+        summary = run_benchmark(
+            RunConfig(
+                bench=bench,
+                model=model,
+                out=run_dir,
+                setting="image",
+                options={"strategy": "one-go"},
+                progress=False,
             )
         )
         say(f"{model}: {summary.line()}")

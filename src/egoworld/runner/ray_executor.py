@@ -23,6 +23,8 @@ from egoworld.core.run_config import RunConfig
 from egoworld.core.store import ResponseRow
 from egoworld.models.spec import create_model
 from egoworld.runner.inputs import InputSettings, open_inputs
+from egoworld.runner.summary import RunSummary
+from egoworld.runner.worker import Runner
 
 DEFAULT_SHARD_SIZE = 64
 
@@ -89,8 +91,6 @@ def run_shard(
     cfg: RunConfig, items: list[Any], done: dict[str, str | None], model: Model | None
 ) -> dict[str, Any]:
     """Worker side: run ``items`` with the in-process runner code and return the store writes and counts."""
-    from egoworld.runner.run import Runner, RunSummary
-
     key = str(cfg.bench)
     bench = _BENCH_CACHE.get(key) or _BENCH_CACHE.setdefault(key, load_benchmark(cfg.bench))
     model = model or create_model(

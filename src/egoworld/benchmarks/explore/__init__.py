@@ -2,7 +2,7 @@
 
 Modules: ``instances`` (the official annotation schema), ``partitions`` (short / medium / long, tiny subset),
 ``importer`` / ``epic`` / ``from_world`` / ``build`` (benchmark folders), ``prompts`` and ``strategy`` (one-go and stepwise
-inference), ``driver`` (runs a model with a strategy), ``nlp`` / ``matching`` / ``judges`` / ``scorer`` (S_obj,
+inference), ``plan`` (a strategy's request chains, which `egoworld run` sends), ``nlp`` / ``matching`` / ``judges`` / ``scorer`` (S_obj,
 S_att, S_rel, S_uni, S_key, S_abn), ``score_run`` (scores.jsonl / scores.json), ``agreement`` and ``report``.
 Heavy dependencies (spaCy, sentence-transformers, torch) are imported only inside the scoring modules.
 """

@@ -3,9 +3,8 @@
 * ``copy-initial`` describes the initial scene unchanged (it needs ``metadata.initial_scene``, which built
   benchmarks carry; official files have none, so it refuses them by name); it reads the sample by the
   request's sample id in the benchmark being run, and is registered under ``egoworld.backends``;
-* ``oracle`` (the generic solver, `egoworld.solvers.oracle`) returns the gold reply the EXPLORE prompt builder
-  and driver prepare: the annotated final scene, or a JSON list of per-step scenes for stepwise single-turn
-  prompts.
+* ``oracle`` (the generic backend) returns the gold reply the EXPLORE prompt builder and request chains prepare:
+  the annotated final scene, or a JSON list of per-step scenes for stepwise single-turn prompts.
 
 Both answer in the format the prompt asks for (one description, or a JSON list of k descriptions).
 """

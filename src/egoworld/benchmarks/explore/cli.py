@@ -1,5 +1,6 @@
 """EXPLORE commands: ``import explore-anno``, ``build explore`` (EPIC-KITCHENS-100 sequences) and the
-``explore`` group (``run`` with a strategy, ``score`` predictions made elsewhere, ``agreement``, ``report``).
+``explore`` group (``score`` predictions made elsewhere, ``agreement``, ``report`` of Tables 2–3, and ``run``,
+a hidden alias of ``egoworld run`` with EXPLORE's defaults).
 Heavy imports (spaCy, torch, sentence-transformers) stay inside the command functions."""
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def _score_options(
 def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
     console_err = __import__("rich.console", fromlist=["Console"]).Console(stderr=True)
     explore_app = typer.Typer(
-        help="EXPLORE-Bench: stepwise runs, scoring with a judge, agreement, report.", no_args_is_help=True
+        help="EXPLORE-Bench: scoring predictions made elsewhere with a judge, judge agreement, Tables 2-3 (runs: `egoworld run --strategy …`).",
+        no_args_is_help=True,
     )
     app.add_typer(explore_app, name="explore")
 
@@ -115,7 +117,7 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
         counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
         console_err.print(f"wrote {out}: {len(bench.samples)} instances ({counts})")
 
-    @explore_app.command("run")
+    @explore_app.command("run", hidden=True)
     def explore_run(
         bench: Annotated[Path, typer.Option("--bench", help="EXPLORE benchmark folder.")],
         model: Annotated[str, typer.Option("--model", help="openai:<model> | oracle | copy-initial | …")],
@@ -157,12 +159,12 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
         seed: Annotated[int, typer.Option(help="Seed passed to seeded backends.")] = 0,
         progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     ) -> None:
-        """Run a model with an inference strategy (one-go, or stepwise by segment_num / window_size in one
-        turn or many). Token and request counts land in run.json and in the scores' cost table."""
-        from egoworld.benchmarks.explore.driver import ExploreRunConfig, run_explore
-        from egoworld.benchmarks.explore.strategy import Strategy
-        from egoworld.core.errors import EXIT_INCOMPLETE
+        """Run a model with an inference strategy: `egoworld run` with EXPLORE's defaults (--setting image,
+        --strategy one-go, max_tokens 2048 for server models); kept for older scripts."""
+        from egoworld.core.run_config import RunConfig
         from egoworld.models.spec import model_args_with_flags
+        from egoworld.runner.outcome import finish_run
+        from egoworld.runner.run import run_benchmark
 
         try:
             args = model_args_with_flags(
@@ -175,32 +177,29 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
             )
             if model.startswith("openai:"):
                 args.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
-            cfg = ExploreRunConfig(
+            cfg = RunConfig(
                 bench=bench,
                 model=model,
                 out=out,
-                strategy=Strategy(
-                    kind=strategy, segment_num=segment_num, window_size=window_size, turns=turns
-                ),  # type: ignore[arg-type]
                 model_args=args,
                 setting=setting,
-                subset=subset,
                 tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None,
                 limit=limit,
                 seed=seed,
                 concurrency=concurrency,
                 progress=progress,
+                options={
+                    "strategy": strategy,
+                    "segment_num": segment_num,
+                    "window_size": window_size,
+                    "turns": turns,
+                    "subset": subset,
+                },
             )
-            summary = run_explore(cfg)
+            summary = run_benchmark(cfg)
         except _errors() as exc:
             fail(exc)
-        console_err.print(summary.line())
-        from egoworld.cli import print_error_reasons
-
-        print_error_reasons(out)
-        if summary.errors or summary.blocked:
-            console_err.print("[yellow]some requests failed; rerun the same command to retry them[/]")
-            raise typer.Exit(EXIT_INCOMPLETE)
+        finish_run(summary, out)
 
     @explore_app.command("score")
     def explore_score(
@@ -240,7 +239,7 @@ def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) 
         except _errors() as exc:
             fail(exc)
         _print_summary(summary)
-        from egoworld.cli import check_scored
+        from egoworld.scoring.outcome import check_scored
 
         check_scored(summary, out)
 

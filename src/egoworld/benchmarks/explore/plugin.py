@@ -1,8 +1,9 @@
-"""EXPLORE plug-in: the one-go prompt and gold reply for the generic runner, and the judge-based scorer.
+"""EXPLORE plug-in: the strategies' request chains (`egoworld.benchmarks.explore.plan`), the one-go prompt
+and gold reply of the standard plan, and the judge-based scorer.
 
-The generic runner (`egoworld run`) gives one request per sample, i.e. the one-go strategy; stepwise
-strategies need several dependent requests per sample and run through `egoworld explore run`
-(`egoworld.benchmarks.explore.driver`). Both write run folders that `egoworld score RUNDIR --judge …` scores.
+`egoworld run` sends the chains of ``--strategy one-go | stepwise`` (one request per sample, or several
+dependent ones); without EXPLORE options in the text setting it keeps the standard plan (the one-go prompt,
+one request per sample and epoch). Either run folder is scored by `egoworld score RUNDIR --judge …`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from egoworld.benchmarks.explore import BENCHMARK_NAME, TASK_ORDER
 from egoworld.benchmarks.explore.instances import instance_from_sample
+from egoworld.benchmarks.explore.plan import plan_requests
 from egoworld.benchmarks.explore.prompts import describe_scene, one_go_prompt
 from egoworld.core.permutations import Permutation
 from egoworld.core.plugin import BenchmarkPlugin, ReportSection, ViewerPanel
@@ -96,4 +98,5 @@ PLUGIN = BenchmarkPlugin(
     score_run=_score_run,
     report_sections=_sections,
     viewer_panels=_panels,
+    plan_requests=plan_requests,
 )

@@ -1,4 +1,4 @@
-"""Predictions to score: from a run folder (the EXPLORE driver or the generic runner) or from a file made
+"""Predictions to score: from a run folder (EXPLORE's request chains or the standard plan) or from a file made
 elsewhere (the official formats ``{start_frame: description}`` / ``{start_frame: [scene_1, …]}``, or the
 official inference output, a list of ``{start_frame, response}``)."""
 

@@ -181,7 +181,7 @@ def score_explore_run(
     options: dict[str, Any],
     write: bool = True,
 ) -> dict[str, Any]:
-    """The plug-in hook: score a run folder made by the EXPLORE driver or by the generic runner (one-go)."""
+    """The plug-in hook: score a run folder of EXPLORE's request chains (any strategy) or of the standard plan (one-go)."""
     from egoworld.core.plan import select_samples
 
     run_dir = Path(run_dir)
