@@ -1,4 +1,5 @@
-"""Commands of the interchange package: ``import lmms-eval``. Heavy imports stay inside the functions."""
+"""Commands of the interchange package: ``import lmms-eval`` (registered in pyproject.toml). Heavy imports stay
+inside the functions."""
 
 from __future__ import annotations
 
@@ -58,8 +59,3 @@ def import_lmms_eval_cmd(
         f"wrote {where}{result.run}: {result.lines} logged {result.kind} replies of {result.model}; "
         f"score them with `egoworld score {result.run}`"
     )
-
-
-def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    """Add ``import lmms-eval``."""
-    import_app.command("lmms-eval")(import_lmms_eval_cmd)

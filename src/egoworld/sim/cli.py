@@ -117,8 +117,3 @@ def synth_cmd(
         highlight=False,
         soft_wrap=True,
     )
-
-
-def register_world(world_app: typer.Typer, world_import_app: typer.Typer) -> None:
-    """Add ``world synth`` (called by `egoworld.world.cli.register`)."""
-    world_app.command("synth")(synth_cmd)

@@ -1,5 +1,5 @@
-"""Commands: ``egoworld view`` (the browser app) and ``egoworld bench filter`` (keep reviewed questions).
-Heavy imports stay inside the command functions."""
+"""Commands: ``egoworld view`` (the browser app) and ``egoworld bench filter`` (keep reviewed questions),
+registered in pyproject.toml. Heavy imports stay inside the command functions."""
 
 from __future__ import annotations
 
@@ -161,9 +161,3 @@ def bench_filter_cmd(
         f"wrote {out}: {counts['kept']} questions kept ({counts['accepted']} accepted, {counts['rejected']} "
         f"rejected, {counts['flagged']} flagged, {counts['unreviewed']} not reviewed)"
     )
-
-
-def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    app.command("view")(view_cmd)
-    bench_app = next(g.typer_instance for g in app.registered_groups if g.name == "bench")
-    bench_app.command("filter")(bench_filter_cmd)
