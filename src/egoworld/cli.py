@@ -7,8 +7,10 @@ from __future__ import annotations
 import sys
 from typing import Annotated, Any
 
+import click
 import typer
 from rich.console import Console
+from typer.core import TyperCommand
 
 from egoworld import __version__
 from egoworld.core import registry
@@ -32,6 +34,18 @@ def _root(
     ] = False,
 ) -> None:
     """egoworld command line."""
+
+
+class Command(TyperCommand):
+    """A command whose usage line leaves out hidden arguments (the old positional spellings of ``--bench`` /
+    ``--run``), as its help does."""
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if not getattr(param, "hidden", False):
+                pieces.extend(param.get_usage_pieces(ctx))
+        return pieces
 
 
 def command_entries() -> dict[tuple[str, ...], Any]:
@@ -80,7 +94,7 @@ def build_app() -> typer.Typer:
         if isinstance(obj, str):
             group(path)
         elif callable(obj):
-            group(path[:-1]).command(path[-1])(obj)
+            group(path[:-1]).command(path[-1], cls=Command)(obj)
         else:
             console.print(
                 f"[yellow]warning:[/] command entry point {' '.join(path)!r} is a {type(obj).__name__}, "

@@ -10,11 +10,16 @@ import typer
 from egoworld.core.errors import fail
 
 
-def bench_check(folder: Annotated[Path, typer.Argument(help="Benchmark folder.")]) -> None:
+def bench_check(
+    folder: Annotated[Path | None, typer.Option("--bench", help="Benchmark folder.")] = None,
+    old_folder: Annotated[Path | None, typer.Argument(hidden=True)] = None,
+) -> None:
     """Validate a benchmark folder and print its tasks and answer balance."""
+    from egoworld.core.aliases import one_folder
     from egoworld.core.bench_folder import load_benchmark
     from egoworld.core.files import InputFileError
 
+    folder = one_folder(folder, old_folder, "--bench")
     try:
         bench = load_benchmark(folder)
     except (InputFileError, ValueError) as exc:

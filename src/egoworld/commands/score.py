@@ -12,7 +12,9 @@ from egoworld.scoring.check import check_scored
 
 
 def score(
-    run_dir: Annotated[Path, typer.Argument(help="Run folder written by `egoworld run`.")],
+    run_dir: Annotated[
+        Path | None, typer.Option("--run", help="Run folder written by `egoworld run`.")
+    ] = None,
     bench: Annotated[Path | None, typer.Option(help="Benchmark folder, if it moved since the run.")] = None,
     judge: Annotated[
         str | None,
@@ -24,15 +26,18 @@ def score(
         str,
         typer.Option(help="egoworld (our extractor) | official (the official harness's per-sample rules)."),
     ] = "egoworld",
+    old_run_dir: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Score a run offline: writes scores.jsonl (one row per question × order × epoch) and scores.json.
     A run imported from another harness's log also gets reference_score per row and reference_agreement.
 
-    Example: egoworld score runs/qwen --scoring official"""
+    Example: egoworld score --run runs/qwen --scoring official"""
+    from egoworld.core.aliases import one_folder
     from egoworld.core.files import InputFileError
     from egoworld.render.tables import reference_line, summary_line
     from egoworld.scoring.score import score_run
 
+    run_dir = one_folder(run_dir, old_run_dir, "--run")
     try:
         summary = score_run(
             run_dir, bench_dir=bench, options={"judge": judge} if judge else None, scoring=scoring

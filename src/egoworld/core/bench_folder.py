@@ -141,7 +141,7 @@ def load_benchmark(root: str | Path) -> Benchmark:
     if manifest.samples_sha256 and sha256_file(spath) != manifest.samples_sha256:
         raise InputFileError(
             f"{spath}: its sha256 differs from manifest.json's samples_sha256 — the file was changed after the "
-            "benchmark was written; rebuild it, or run `egoworld bench rehash DIR` to accept the edit"
+            "benchmark was written; rebuild it, or run `egoworld bench rehash --bench DIR` to accept the edit"
         )
     _check_samples(samples, manifest.name, manifest.tasks, where=str(spath), lines=lines)
     bench = Benchmark(root=root, manifest=manifest, samples=samples)

@@ -19,8 +19,10 @@ def _errors() -> tuple[type[BaseException], ...]:
 
 
 def export_hf_cmd(
-    bench: Annotated[Path, typer.Argument(help="Benchmark folder (manifest.json + samples.jsonl).")],
     out: Annotated[Path, typer.Option("--out", help="Dataset folder to write (new or empty).")],
+    bench: Annotated[
+        Path | None, typer.Option("--bench", help="Benchmark folder (manifest.json + samples.jsonl).")
+    ] = None,
     license: Annotated[
         str | None,
         typer.Option(help="Licence for the card (default: the manifest's source licence, else 'other')."),
@@ -30,13 +32,17 @@ def export_hf_cmd(
         bool,
         typer.Option(help="Leave the media files out (import hf then rebuilds the questions without them)."),
     ] = False,
+    old_bench: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """A benchmark as a Hugging Face dataset folder: Parquet shards, media files, a dataset card and the
     manifest. `egoworld import hf DIR` rebuilds the benchmark byte for byte.
 
-    Example: egoworld export hf bench/beyond3d --out hf/beyond3d --license cc-by-4.0
+    Example: egoworld export hf --bench bench/beyond3d --out hf/beyond3d --license cc-by-4.0
     """
+    from egoworld.core.aliases import one_folder
     from egoworld.interchange.export_hf import export_hf
+
+    bench = one_folder(bench, old_bench, "--bench")
 
     try:
         res = export_hf(bench, out, license=license, shard_rows=shard_rows, text_only=text_only)
@@ -65,16 +71,22 @@ def import_hf_cmd(
 
 
 def export_parquet_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="Run folder (scored or not; an unscored one is scored).")],
+    run_dir: Annotated[
+        Path | None, typer.Option("--run", help="Run folder (scored or not; an unscored one is scored).")
+    ] = None,
     out: Annotated[
         Path | None, typer.Option("--out", help="Parquet file to write (default RUN/scores.parquet).")
     ] = None,
+    old_run_dir: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """A run's scored rows (one per sample × option order × epoch) as Parquet, for pandas / DuckDB.
 
-    Example: egoworld export parquet runs/qwen7b --out qwen7b.parquet
+    Example: egoworld export parquet --run runs/qwen7b --out qwen7b.parquet
     """
+    from egoworld.core.aliases import one_folder
     from egoworld.interchange.export_parquet import export_run_parquet
+
+    run_dir = one_folder(run_dir, old_run_dir, "--run")
 
     try:
         dest, n, scored_now = export_run_parquet(run_dir, out)
@@ -84,16 +96,22 @@ def export_parquet_cmd(
 
 
 def export_inspect_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="Run folder (scored or not; an unscored one is scored).")],
     out: Annotated[Path, typer.Option("--out", help="Inspect log file to write (.eval or .json).")],
+    run_dir: Annotated[
+        Path | None, typer.Option("--run", help="Run folder (scored or not; an unscored one is scored).")
+    ] = None,
     bench: Annotated[Path | None, typer.Option(help="Benchmark folder, if it moved since the run.")] = None,
+    old_run_dir: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """A run as an Inspect eval log: each sample's messages (with its images), the reply, gold, score and
     metadata; the run's settings as the eval spec. Open it with `inspect view --log-dir DIR`.
 
-    Example: egoworld export inspect runs/qwen7b --out logs/qwen7b.eval
+    Example: egoworld export inspect --run runs/qwen7b --out logs/qwen7b.eval
     """
+    from egoworld.core.aliases import one_folder
     from egoworld.interchange.export_inspect import export_inspect
+
+    run_dir = one_folder(run_dir, old_run_dir, "--run")
 
     try:
         dest, n = export_inspect(run_dir, out, bench_dir=bench)
@@ -103,8 +121,10 @@ def export_inspect_cmd(
 
 
 def export_lmms_eval_cmd(
-    bench: Annotated[Path, typer.Argument(help="Benchmark folder (manifest.json + samples.jsonl).")],
     out: Annotated[Path, typer.Option("--out", help="Task folder to write (new or empty).")],
+    bench: Annotated[
+        Path | None, typer.Option("--bench", help="Benchmark folder (manifest.json + samples.jsonl).")
+    ] = None,
     task: Annotated[
         str | None, typer.Option(help="lmms-eval task name (default: egoworld_<benchmark name>).")
     ] = None,
@@ -118,13 +138,17 @@ def export_lmms_eval_cmd(
     max_pixels: Annotated[int, typer.Option(help="Pixel budget per frame; 0 keeps the video size.")] = 448
     * 448,
     overlays: Annotated[str, typer.Option(help="Burned-in overlays (as in `egoworld run`).")] = "",
+    old_bench: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """A benchmark as an lmms-eval 0.7 task folder (`lmms-eval --include_path DIR --tasks NAME`). Its
     utils.py calls egoworld for the prompt, the media and the score, so both harnesses agree.
 
-    Example: egoworld export lmms-eval bench/beyond3d --out lmms_tasks/beyond3d --setting last-frame
+    Example: egoworld export lmms-eval --bench bench/beyond3d --out lmms_tasks/beyond3d --setting last-frame
     """
+    from egoworld.core.aliases import one_folder
     from egoworld.interchange.export_lmms_eval import export_lmms_eval
+
+    bench = one_folder(bench, old_bench, "--bench")
 
     try:
         res = export_lmms_eval(

@@ -122,12 +122,16 @@ def audit_cmd(
 
 
 def cues_cmd(
-    bench: Annotated[Path, typer.Argument(help="A built Beyond3D benchmark folder.")],
     out: Annotated[Path, typer.Option("--out", help="Folder for the variant.")],
+    bench: Annotated[Path | None, typer.Option("--bench", help="A built Beyond3D benchmark folder.")] = None,
     kind: Annotated[str, typer.Option(help="moves (the paper's temporal cue) | sightings.")] = "moves",
+    old_bench: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Write the temporal-cues variant of a benchmark (same questions, a cue before each)."""
     from egoworld.benchmarks.beyond3d.cues import cue_variant
+    from egoworld.core.aliases import one_folder
+
+    bench = one_folder(bench, old_bench, "--bench")
 
     try:
         b = cue_variant(bench, out, kind)

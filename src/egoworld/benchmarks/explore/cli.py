@@ -229,8 +229,12 @@ def explore_score(
 
 
 def explore_agreement(
-    first: Annotated[Path, typer.Argument(help="A scored folder (or its scores.jsonl).")],
-    second: Annotated[Path | None, typer.Argument(help="A second scored folder (another judge).")] = None,
+    runs: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--run", help="Scored run folder (or its scores.jsonl); give it twice to compare two judges."
+        ),
+    ] = None,
     human: Annotated[Path | None, typer.Option(help="Human scores CSV instead of a second judge.")] = None,
     template: Annotated[
         Path | None, typer.Option(help="Write a human-scoring CSV template here and stop.")
@@ -238,9 +242,17 @@ def explore_agreement(
     include_no_evidence: Annotated[
         bool, typer.Option(help="Count items scored 0 without a judge call.")
     ] = False,
+    old_runs: Annotated[list[Path] | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Spearman correlation between two judges' item scores, or between a judge and human scores."""
     import json
+
+    from egoworld.core.aliases import folders
+
+    chosen = folders(runs, old_runs, "--run")
+    if len(chosen) > 2:
+        fail(f"--run: at most two scored folders (two judges), got {len(chosen)}")
+    first, second = chosen[0], (chosen[1] if len(chosen) > 1 else None)
 
     from egoworld.benchmarks.explore.agreement import agreement, human_scores, judge_items, write_template
 
@@ -263,11 +275,18 @@ def explore_agreement(
 
 
 def explore_report_cmd(
-    folders: Annotated[list[Path], typer.Argument(help="Scored EXPLORE folders (runs or predictions).")],
     out: Annotated[Path, typer.Option("--out", help="Report folder (tables.md, CSVs, sweep plots).")],
+    runs: Annotated[
+        list[Path] | None,
+        typer.Option("--run", help="Scored EXPLORE run folder (repeatable; runs or scored predictions)."),
+    ] = None,
+    old_runs: Annotated[list[Path] | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Table 2 (Short/Medium/Long/Full), Table 3 (abnormal), lengths, cost and the stepwise sweep plot."""
     from egoworld.benchmarks.explore.report import explore_report
+    from egoworld.core.aliases import folders as given_folders
+
+    folders = given_folders(runs, old_runs, "--run")
 
     try:
         path = explore_report(folders, out)

@@ -91,13 +91,16 @@ def build_cmd(
 
 
 def durations_cmd(
-    bench: Annotated[Path, typer.Argument(help="An imported VSI-Super-Wild benchmark folder.")],
+    bench: Annotated[
+        Path | None, typer.Option("--bench", help="An imported VSI-Super-Wild benchmark folder.")
+    ] = None,
     videos: Annotated[
         Path | None, typer.Option(help="Folder of the view videos: durations are probed with PyAV.")
     ] = None,
     durations: Annotated[
         Path | None, typer.Option(help="CSV with video_name and duration_s (or duration_min) columns.")
     ] = None,
+    old_bench: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Add each video's duration and duration group (0–10 … 120+ min) to the samples, so `egoworld report`
     shows the duration analyses for the official question file too."""
@@ -107,8 +110,10 @@ def durations_cmd(
         read_durations_csv,
         video_name,
     )
+    from egoworld.core.aliases import one_folder
     from egoworld.core.bench_folder import load_benchmark
 
+    bench = one_folder(bench, old_bench, "--bench")
     try:
         if (videos is None) == (durations is None):
             raise ValueError("give exactly one of --videos DIR or --durations CSV")
