@@ -60,10 +60,17 @@ def command_entries() -> dict[tuple[str, ...], Any]:
         for name in registry.names(group):
             try:
                 obj = registry.load(group, name)
-            except registry.RegistryError as exc:
+            except (registry.RegistryError, AttributeError) as exc:  # a missing module or attribute
                 console.print(f"[yellow]warning:[/] {exc}", highlight=False, soft_wrap=True)
                 continue
             found[(*MOUNTS.get(group, ()), *name.split())] = obj
+    if not found:
+        console.print(
+            "[bold red]error:[/] no egoworld commands are registered: the installed entry points are stale or "
+            "missing; reinstall egoworld (pip install -e .)",
+            highlight=False,
+            soft_wrap=True,
+        )
     return found
 
 
