@@ -22,7 +22,10 @@ def src_env() -> dict[str, str]:
 
     return {
         **os.environ,
-        "PYTHONPATH": str(Path(egoworld.__file__).resolve().parents[1]),
+        # this tree's src first; the rest of PYTHONPATH stays (it may hold this tree's entry points)
+        "PYTHONPATH": os.pathsep.join(
+            [str(Path(egoworld.__file__).resolve().parents[1]), *filter(None, [os.environ.get("PYTHONPATH")])]
+        ),
         "PYTHONUNBUFFERED": "1",
     }
 

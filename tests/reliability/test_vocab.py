@@ -96,6 +96,64 @@ def test_old_spellings_still_work(tmp_path, data_dir):
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
 
 
+def _params() -> dict[str, list]:
+    """Every command's click parameters, by command path."""
+    import typer
+
+    from egoworld.cli import app
+
+    def walk(cmd, path):
+        if hasattr(cmd, "commands"):
+            for name, sub in sorted(cmd.commands.items()):
+                yield from walk(sub, [*path, name])
+        else:
+            yield " ".join(path), cmd.params
+
+    return dict(walk(typer.main.get_command(app), []))
+
+
+#: a help text that says its value is a benchmark folder / a run folder ("A built Beyond3D benchmark folder")
+FOLDER_KINDS = {
+    "--bench": ("benchmark folder", re.compile(r"^\W*(an? |the )?([\w-]+ ){0,2}benchmark folder", re.I)),
+    "--run": ("run folder", re.compile(r"^\W*(an? |the )?([\w-]+ ){0,2}run folder", re.I)),
+}
+
+
+def test_one_spelling_per_folder_kind():
+    """A benchmark folder is always --bench DIR and a run folder always --run DIR, in every command (what a
+    command writes is --out); no visible positional argument or other option takes one."""
+    wrong = []
+    for name, params in _params().items():
+        for p in params:
+            if getattr(p, "hidden", False):
+                continue
+            text = " ".join((getattr(p, "help", None) or "").split())
+            for flag, (words, describes) in FOLDER_KINDS.items():
+                if flag in p.opts and words not in text.lower():
+                    wrong.append(f"{name} {flag}: help does not say it is a {words}: {text!r}")
+                if describes.match(text) and flag not in p.opts and "--out" not in p.opts:
+                    wrong.append(f"{name} {'/'.join(p.opts)}: a {words} passed other than as {flag}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_old_positional_folders_still_work(tmp_path, helps):
+    bench = tiny_bench(tmp_path / "b")
+    for name in ("bench check", "score", "report", "export hf"):  # the usage line shows no positional folder
+        assert helps[name].splitlines()[0].endswith(f"{name} [OPTIONS]"), helps[name]
+    new, old = cli("bench", "check", "--bench", bench), cli("bench", "check", bench)
+    assert new.code == old.code == 0 and new.output == old.output, new.output + old.output
+    run = tmp_path / "r"
+    r = cli("run", "--bench", bench, "--model", "oracle", "--out", run, "--no-progress")
+    assert r.code == 0, r.output
+    new, old = cli("score", "--run", run), cli("score", run)
+    assert new.code == old.code == 0 and new.output == old.output, new.output + old.output
+    for args in (["--run", run], [run]):
+        r = cli("report", *args, "--out", tmp_path / "rep")
+        assert r.code == 0 and (tmp_path / "rep" / "index.html").is_file(), r.output
+    assert_fails_cleanly(cli("score"), 2, "missing --run DIR")
+    assert_fails_cleanly(cli("bench", "check", "--bench", bench, tmp_path), 2, "give the folder once")
+
+
 def test_model_arg_takes_several_pairs(tmp_path):
     bench = tiny_bench(tmp_path / "b")
     forms = {

@@ -138,7 +138,7 @@ def load_benchmark(root: str | Path) -> Benchmark:
         spath,
         manifest.samples_sha256,
         field="samples_sha256",
-        fix="rebuild it, or run `egoworld bench rehash DIR` to accept the edit",
+        fix="rebuild it, or run `egoworld bench rehash --bench DIR` to accept the edit",
     )
     _check_samples(samples, manifest.name, manifest.tasks, where=str(spath), lines=lines)
     bench = Benchmark(root=root, manifest=manifest, samples=samples)

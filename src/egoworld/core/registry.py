@@ -10,6 +10,13 @@ package can add a benchmark or a backend without editing egoworld::
     [project.entry-points."egoworld.backends"]
     mybackend = "mypkg.backend:BACKEND"
 
+    [project.entry-points."egoworld.commands"]
+    "build mybench" = "mypkg.cli:build_cmd"    # a function; the key is the command's path in words
+
+A ``egoworld.commands`` entry whose value is a string makes the group at its path (the string is its help);
+``egoworld.importers`` / ``egoworld.exporters`` entries are the commands ``import NAME`` / ``export NAME``;
+``egoworld.world_kinds`` entries are `egoworld.sim.kinds.WorldKind` objects (``world synth NAME``).
+
 An entry point is loaded when it is first asked for (so ``egoworld --help`` imports no heavy module).
 """
 

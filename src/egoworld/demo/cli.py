@@ -52,12 +52,3 @@ def vsi_wild_demo_cmd(
     except _MEDIA_ERRORS as exc:
         fail(exc)
     typer.echo(f"demo report: {index}")
-
-
-def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    """Add ``demo`` to the ``beyond3d`` and ``vsi-wild`` groups (registered before this)."""
-    groups = {g.name: g.typer_instance for g in app.registered_groups}
-    for name, command in (("beyond3d", beyond3d_demo_cmd), ("vsi-wild", vsi_wild_demo_cmd)):
-        group = groups.get(name)
-        if group is not None:
-            group.command("demo")(command)

@@ -1,4 +1,5 @@
-"""Commands of the interchange package: ``import lmms-eval``. Heavy imports stay inside the functions."""
+"""Commands of the interchange package: ``import lmms-eval`` (registered in pyproject.toml). Heavy imports stay
+inside the functions."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def import_lmms_eval_cmd(
 ) -> None:
     """Import a colleague's lmms-eval run: OUT/bench is built from the question docs the log embeds
     (Beyond3D oos_videoqa, VSI-Super-Wild vsi_super_wild), OUT/run holds each logged reply as a response
-    and the log's own verdict (run/reference.jsonl). Then `egoworld score OUT/run` scores the replies with
+    and the log's own verdict (run/reference.jsonl). Then `egoworld score --run OUT/run` scores the replies with
     egoworld's rules, keeps the log's verdict as reference_score and prints the agreement.
 
     A log of a task from `egoworld export lmms-eval` names questions by doc_id only: it attaches to the
@@ -56,10 +57,5 @@ def import_lmms_eval_cmd(
     where = "" if bench is not None or result.kind == "egoworld" else f"{out / 'bench'} and "
     typer.echo(
         f"wrote {where}{result.run}: {result.lines} logged {result.kind} replies of {result.model}; "
-        f"score them with `egoworld score {result.run}`"
+        f"score them with `egoworld score --run {result.run}`"
     )
-
-
-def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    """Add ``import lmms-eval``."""
-    import_app.command("lmms-eval")(import_lmms_eval_cmd)

@@ -279,6 +279,15 @@ def with_config_file(callback: Callable[..., Any], command_name: str) -> Callabl
     return wrapper
 
 
+def config_options(command_name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: the command ``command_name`` (e.g. "run") also takes ``--config FILE`` and ``--from RUN_DIR``."""
+
+    def wrap(callback: Callable[..., Any]) -> Callable[..., Any]:
+        return with_config_file(callback, command_name)
+
+    return wrap
+
+
 def resolve(
     ctx: typer.Context,
     given: dict[str, Any],
@@ -302,19 +311,3 @@ def resolve(
             continue
         values[name] = _cast(value, keys[name], name, where)
     return values
-
-
-def add_config_options(app: typer.Typer, path: tuple[str, ...]) -> bool:
-    """Give the command at ``path`` (e.g. ("run",) or ("explore", "run")) --config and --from; False if absent."""
-    *groups, name = path
-    target = app
-    for g in groups:
-        found = next((gi.typer_instance for gi in target.registered_groups if gi.name == g), None)
-        if found is None:
-            return False
-        target = found
-    for info in target.registered_commands:
-        if (info.name or (info.callback.__name__ if info.callback else "")) == name and info.callback:
-            info.callback = with_config_file(info.callback, " ".join(path))
-            return True
-    return False

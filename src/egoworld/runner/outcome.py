@@ -6,15 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
-from egoworld.core.errors import EXIT_INCOMPLETE
+from egoworld.core.errors import EXIT_INCOMPLETE, console
 from egoworld.core.progress import format_reasons, top_reasons
 from egoworld.core.run_config import STORE_FILE
 from egoworld.core.store import ResponseStore
 from egoworld.runner.summary import RunSummary
-
-console = Console(stderr=True)
 
 
 def print_error_reasons(run_dir: Path) -> None:

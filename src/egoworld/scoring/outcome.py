@@ -7,11 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 
-from egoworld.core.errors import EXIT_INCOMPLETE
-
-console = Console(stderr=True)
+from egoworld.core.errors import EXIT_INCOMPLETE, console
 
 
 def judge_rate(summary: dict[str, Any]) -> float | None:

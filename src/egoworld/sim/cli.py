@@ -1,4 +1,5 @@
-"""``egoworld world synth kitchen|walk|actions …``: synthesise world sets with progress and resumption."""
+"""``egoworld world synth KIND …``: synthesise world sets with progress and resumption (the kinds are the
+``egoworld.world_kinds`` entry points, `egoworld.sim.kinds`)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ from typing import Annotated
 
 import typer
 
+from egoworld.core.errors import console, fail
+
 
 def synth_cmd(
-    kind: Annotated[str, typer.Argument(help="kitchen, walk or actions")],
+    kind: Annotated[
+        str, typer.Argument(help="World kind: kitchen, walk or actions (or one a package registers).")
+    ],
     out: Annotated[Path, typer.Option("--out", help="World folder to write (one folder per episode).")],
     episodes: Annotated[int, typer.Option("--episodes", min=1, help="Number of episodes.")] = 1,
     minutes: Annotated[
@@ -52,43 +57,30 @@ def synth_cmd(
 
     Example: egoworld world synth kitchen --episodes 4 --minutes 5 --out worlds/kitchens --jobs 2
     """
-    from rich.console import Console
-
     from egoworld.core.files import InputFileError
     from egoworld.core.progress import progress_bar
-    from egoworld.sim.actions import ActionConfig
-    from egoworld.sim.kitchen import KitchenConfig
-    from egoworld.sim.walk import WalkConfig
-    from egoworld.sim.worldset import KINDS, Job, plan_jobs, synth_world_set
+    from egoworld.sim.kinds import world_kind
+    from egoworld.sim.worldset import Job, plan_jobs, synth_world_set
 
-    console = Console(stderr=True)
-    if kind not in KINDS:
-        console.print(
-            f"[bold red]error:[/] unknown world kind {kind!r}; choose kitchen, walk or actions",
-            soft_wrap=True,
-        )
-        raise typer.Exit(2)
     try:
-        if kind == "kitchen":
-            m = 3.0 if minutes is None else minutes
-            if not 2.0 <= m <= 40.0:
-                raise ValueError(f"--minutes for a kitchen is 2 to 40, got {m}")
-            cfg = KitchenConfig(
-                minutes=m, fps=fps or 2.0, camera=camera, size=size or (448 if camera == "fisheye" else 640)
-            )  # type: ignore[arg-type]
-        elif kind == "walk":
-            cfg = WalkConfig(
-                minutes=10.0 if minutes is None else minutes,
-                fps=fps or 1.0,
-                pano_width=size or 512,
-                view_size=view_size,
-            )  # type: ignore[assignment]
-        else:
-            cfg = ActionConfig(n_actions=actions, abnormal_rate=abnormal_rate)  # type: ignore[assignment]
+        wk = world_kind(kind)
+    except ValueError as exc:
+        fail(exc)
+    options = {
+        "minutes": minutes,
+        "fps": fps,
+        "camera": camera,
+        "size": size,
+        "view_size": view_size,
+        "actions": actions,
+        "abnormal_rate": abnormal_rate,
+    }
+    try:
+        cfg = wk.config(options)
         todo, done = plan_jobs(kind, out, episodes, seed, cfg, force=force)
         with progress_bar(True) as progress:
             ep_task = progress.add_task(f"{kind} episodes", total=episodes, completed=0)
-            frame_task = progress.add_task("frames", total=None, visible=jobs == 1 and kind != "actions")
+            frame_task = progress.add_task("frames", total=None, visible=jobs == 1 and wk.frames)
 
             def on_episode(job: Job, path: Path) -> None:
                 progress.advance(ep_task)
@@ -110,15 +102,9 @@ def synth_cmd(
                 address=address,
             )
     except (InputFileError, ValueError, RuntimeError) as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from exc
+        fail(exc)
     console.print(
         f"{episodes} {kind} episodes in {out} ({len(done)} already there, {len(todo)} made)",
         highlight=False,
         soft_wrap=True,
     )
-
-
-def register_world(world_app: typer.Typer, world_import_app: typer.Typer) -> None:
-    """Add ``world synth`` (called by `egoworld.world.cli.register`)."""
-    world_app.command("synth")(synth_cmd)

@@ -17,17 +17,13 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from egoworld.core.files import InputFileError, read_json
-from egoworld.sim.actions import ActionConfig, synth_action_scene
-from egoworld.sim.kitchen import KitchenConfig, synth_kitchen
-from egoworld.sim.walk import WalkConfig, synth_walk
+from egoworld.sim.kinds import FrameProgress, world_kind
 
-Kind = Literal["kitchen", "walk", "actions"]
-KINDS: tuple[str, ...] = ("kitchen", "walk", "actions")
-Config = KitchenConfig | WalkConfig | ActionConfig
-FrameProgress = Callable[[int, int], None]
+#: a world kind's parameters (`egoworld.sim.kinds.WorldKind.config`): an object with ``to_json()``
+Config = Any
 
 
 @dataclass(frozen=True)
@@ -43,17 +39,8 @@ def episode_ids(kind: str, n: int, start: int = 0) -> list[str]:
 
 
 def run_job(job: Job, folder: Path, progress: FrameProgress | None = None) -> Path:
-    """Synthesise one episode into ``folder``."""
-    if job.kind == "kitchen":
-        assert isinstance(job.config, KitchenConfig)
-        return synth_kitchen(folder, job.episode_id, job.seed, job.config, progress)
-    if job.kind == "walk":
-        assert isinstance(job.config, WalkConfig)
-        return synth_walk(folder, job.episode_id, job.seed, job.config, progress)
-    if job.kind == "actions":
-        assert isinstance(job.config, ActionConfig)
-        return synth_action_scene(folder, job.episode_id, job.seed, job.config)
-    raise ValueError(f"unknown world kind {job.kind!r}; choose kitchen, walk or actions")
+    """Synthesise one episode into ``folder`` (with the registered world kind ``job.kind``)."""
+    return world_kind(job.kind).synth(Path(folder), job.episode_id, job.seed, job.config, progress)
 
 
 def _status(job: Job, final: Path) -> str:
@@ -129,8 +116,7 @@ def synth_world_set(
     """Make the missing episodes of a world set; returns every episode folder (in id order)."""
     from egoworld.core.pool import EXECUTORS, map_jobs
 
-    if kind not in KINDS:
-        raise ValueError(f"unknown world kind {kind!r}; choose kitchen, walk or actions")
+    world_kind(kind)  # a ValueError naming the registered kinds
     if executor not in EXECUTORS:
         raise ValueError(f"--executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
     out = Path(out)

@@ -1,5 +1,5 @@
-"""Commands: ``egoworld view`` (the browser app) and ``egoworld bench filter`` (keep reviewed questions).
-Heavy imports stay inside the command functions."""
+"""Commands: ``egoworld view`` (the browser app) and ``egoworld bench filter`` (keep reviewed questions),
+registered in pyproject.toml. Heavy imports stay inside the command functions."""
 
 from __future__ import annotations
 
@@ -15,11 +15,19 @@ LOCAL = "127.0.0.1"
 
 def view_cmd(
     paths: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Argument(
-            help="Benchmark folders, run folders, or folders that hold them (searched 4 levels deep)."
+            help="Folders that hold benchmark and run folders (searched 4 levels deep).", show_default=False
         ),
-    ],
+    ] = None,
+    bench: Annotated[
+        list[Path] | None, typer.Option("--bench", help="Benchmark folder (repeatable).")
+    ] = None,
+    run: Annotated[list[Path] | None, typer.Option("--run", help="Run folder (repeatable).")] = None,
+    world: Annotated[
+        list[Path] | None,
+        typer.Option("--world", help="--audit: episode folder, or a folder of them (repeatable)."),
+    ] = None,
     port: Annotated[int, typer.Option(help="Port to listen on (0: any free port).")] = 8765,
     host: Annotated[
         str,
@@ -27,14 +35,18 @@ def view_cmd(
     ] = LOCAL,
     review: Annotated[
         str | None,
-        typer.Option(help="Review the questions of the one benchmark PATH as NAME: accept / reject / flag."),
+        typer.Option(
+            help="Review the questions of the one benchmark (--bench) as NAME: accept / reject / flag."
+        ),
     ] = None,
     review_file: Annotated[
         Path | None, typer.Option(help="Review log (SQLite); default BENCH/reviews/NAME.sqlite.")
     ] = None,
     answer: Annotated[
         str | None,
-        typer.Option(help="Answer the questions of the one benchmark PATH blind as NAME (model human:NAME)."),
+        typer.Option(
+            help="Answer the questions of the one benchmark (--bench) blind as NAME (model human:NAME)."
+        ),
     ] = None,
     out: Annotated[
         Path | None,
@@ -47,7 +59,7 @@ def view_cmd(
     limit: Annotated[int | None, typer.Option(help="--answer: the first N questions.")] = None,
     audit: Annotated[
         str | None,
-        typer.Option(help="Mark object visibility in the world folders PATH… as NAME (Beyond3D audit)."),
+        typer.Option(help="Mark object visibility in the world folders (--world) as NAME (Beyond3D audit)."),
     ] = None,
     marks: Annotated[
         Path | None, typer.Option(help="--audit: marks CSV to append to (default marks-NAME.csv).")
@@ -63,6 +75,11 @@ def view_cmd(
     """
     import importlib.util
     import secrets
+
+    given = [*(world or [])] if audit else [*(bench or []), *(run or [])]
+    paths = [*given, *(paths or [])]
+    if not paths:
+        fail("give --bench DIR, --run DIR (repeatable) or a folder that holds them (--audit: --world DIR)")
 
     missing = [m for m in ("starlette", "uvicorn", "jinja2") if importlib.util.find_spec(m) is None]
     if missing:
@@ -138,19 +155,24 @@ def serve(app: object, host: str, port: int, where: str, token: str | None) -> N
 
 
 def bench_filter_cmd(
-    bench: Annotated[Path, typer.Argument(help="Benchmark folder that was reviewed.")],
     review: Annotated[
-        Path, typer.Option("--review", help="Review log written by `egoworld view BENCH --review NAME`.")
+        Path,
+        typer.Option("--review", help="Review log written by `egoworld view --bench BENCH --review NAME`."),
     ],
     out: Annotated[Path, typer.Option("--out", help="New benchmark folder with the accepted questions.")],
+    bench: Annotated[Path | None, typer.Option("--bench", help="Benchmark folder that was reviewed.")] = None,
     keep_flagged: Annotated[bool, typer.Option(help="Keep flagged questions too.")] = False,
+    old_bench: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Write the accepted questions of a reviewed benchmark as a new benchmark folder; its manifest records
     the review (file, sha256, reviewers, counts).
 
-    Example: egoworld bench filter bench/b3d --review bench/b3d/reviews/ana.sqlite --out bench/b3d-reviewed
+    Example: egoworld bench filter --bench bench/b3d --review bench/b3d/reviews/ana.sqlite --out bench/b3d-reviewed
     """
+    from egoworld.core.aliases import one_folder
     from egoworld.core.files import InputFileError
+
+    bench = one_folder(bench, old_bench, "--bench")
     from egoworld.view.review import filter_benchmark
 
     try:
@@ -161,9 +183,3 @@ def bench_filter_cmd(
         f"wrote {out}: {counts['kept']} questions kept ({counts['accepted']} accepted, {counts['rejected']} "
         f"rejected, {counts['flagged']} flagged, {counts['unreviewed']} not reviewed)"
     )
-
-
-def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    app.command("view")(view_cmd)
-    bench_app = next(g.typer_instance for g in app.registered_groups if g.name == "bench")
-    bench_app.command("filter")(bench_filter_cmd)

@@ -46,7 +46,7 @@ class ReviewLog:
         if readonly:
             if not self.path.is_file():
                 raise InputFileError(
-                    f"{self.path}: review file not found (made by `egoworld view BENCH --review NAME`)"
+                    f"{self.path}: review file not found (made by `egoworld view --bench BENCH --review NAME`)"
                 )
             self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
         else:

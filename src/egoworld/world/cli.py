@@ -1,10 +1,8 @@
 """``egoworld world …`` commands: import real recordings as episode folders and inspect episodes.
 
-``register(app, import_app, build_app)`` adds the ``world`` group to the main app. Other packages extend
-the group through `WORLD_EXTENSIONS`: each listed module (if present) defines
-``register_world(world_app: typer.Typer, world_import_app: typer.Typer) -> None`` — the synthetic worlds
-add ``world synth …`` (``egoworld.sim.cli``), the EXPLORE loader adds ``world import explore``
-(``egoworld.world.explore_cli``). Heavy imports stay inside the command functions.
+The ``world`` and ``world import`` groups and these commands are registered in pyproject.toml (the
+``egoworld.commands`` entry-point group); other packages add to the groups the same way (the synthetic
+worlds add ``world synth``, `egoworld.sim.cli`). Heavy imports stay inside the command functions.
 """
 
 from __future__ import annotations
@@ -16,7 +14,8 @@ import typer
 
 from egoworld.core.errors import fail
 
-WORLD_EXTENSIONS = ("egoworld.sim.cli", "egoworld.world.explore_cli")
+GROUP_HELP = "Worlds (episodes): import recordings, synthesise, inspect."
+IMPORT_HELP = "Import real recordings as episode folders."
 
 
 def _say(text: str) -> None:
@@ -137,26 +136,3 @@ def show_cmd(
             print(f"  picture  {path} ({kind})")
     except (InputFileError, ValueError) as exc:
         fail(exc)
-
-
-def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    """Add ``egoworld world {import, show, …}`` to the main app."""
-    import importlib
-
-    world_app = typer.Typer(
-        help="Worlds (episodes): import recordings, synthesise, inspect.", no_args_is_help=True
-    )
-    world_import = typer.Typer(help="Import real recordings as episode folders.", no_args_is_help=True)
-    world_import.command("hd-epic")(import_hd_epic_cmd)
-    world_import.command("epic-kitchens")(import_epic_kitchens_cmd)
-    world_app.add_typer(world_import, name="import")
-    world_app.command("show")(show_cmd)
-    for name in WORLD_EXTENSIONS:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name and name.startswith(exc.name):
-                continue  # that extension has not landed in this build
-            raise
-        module.register_world(world_app=world_app, world_import_app=world_import)
-    app.add_typer(world_app, name="world")

@@ -1,6 +1,6 @@
-"""Beyond3D commands: ``build beyond3d`` and the ``beyond3d`` group (``audit``, ``cues``; ``demo`` comes from
-`egoworld.demo.cli`); synthetic kitchens come from ``egoworld world synth kitchen`` (`egoworld.sim`).
-Heavy imports stay inside the command functions."""
+"""Beyond3D commands: ``build beyond3d``, ``import beyond3d-qa`` and the ``beyond3d`` group (``audit``,
+``cues``; ``demo`` comes from `egoworld.demo.cli`), registered in pyproject.toml; synthetic kitchens come from
+``egoworld world synth kitchen`` (`egoworld.sim`). Heavy imports stay inside the command functions."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import typer
 from egoworld.core.errors import fail
 
 EXIT_SHORT = 3
+GROUP_HELP = "Beyond3D: audit visibility tracks, temporal-cues variant, demo."
 
 
 def _errors() -> tuple[type[BaseException], ...]:
@@ -121,12 +122,16 @@ def audit_cmd(
 
 
 def cues_cmd(
-    bench: Annotated[Path, typer.Argument(help="A built Beyond3D benchmark folder.")],
     out: Annotated[Path, typer.Option("--out", help="Folder for the variant.")],
+    bench: Annotated[Path | None, typer.Option("--bench", help="A built Beyond3D benchmark folder.")] = None,
     kind: Annotated[str, typer.Option(help="moves (the paper's temporal cue) | sightings.")] = "moves",
+    old_bench: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Write the temporal-cues variant of a benchmark (same questions, a cue before each)."""
     from egoworld.benchmarks.beyond3d.cues import cue_variant
+    from egoworld.core.aliases import one_folder
+
+    bench = one_folder(bench, old_bench, "--bench")
 
     try:
         b = cue_variant(bench, out, kind)
@@ -186,16 +191,3 @@ def import_qa_cmd(
         fail(exc)
     counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
     typer.echo(f"wrote {out}: {len(bench.samples)} questions ({counts})")
-
-
-def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    """Add ``build beyond3d``, ``import beyond3d-qa`` and ``beyond3d {audit, cues}``."""
-    build_app.command("beyond3d")(build_cmd)
-    import_app.command("beyond3d-qa")(import_qa_cmd)
-    group = typer.Typer(
-        help="Beyond3D: audit visibility tracks, temporal-cues variant, demo.",
-        no_args_is_help=True,
-    )
-    group.command("audit")(audit_cmd)
-    group.command("cues")(cues_cmd)
-    app.add_typer(group, name="beyond3d")

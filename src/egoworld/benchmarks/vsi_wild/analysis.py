@@ -182,9 +182,9 @@ def report_sections(
         secs.append(
             ReportSection(
                 "VSI-Super-Wild by video duration",
-                "No duration metadata: attach durations with `egoworld import vsi-wild-durations BENCH --videos DIR`.\n",
+                "No duration metadata: attach durations with `egoworld import vsi-wild-durations --bench BENCH --videos DIR`.\n",
                 "<p class=muted>No duration metadata: attach durations with "
-                "<code>egoworld import vsi-wild-durations BENCH --videos DIR</code>.</p>",
+                "<code>egoworld import vsi-wild-durations --bench BENCH --videos DIR</code>.</p>",
             )
         )
     if any(s.task == "VOO" for s in samples):

@@ -1,5 +1,6 @@
-"""VSI-Super-Wild commands: ``build vsi-wild``, ``import vsi-wild-durations`` and the ``vsi-wild`` group
-(``views``; ``demo`` comes from `egoworld.demo.cli`). Heavy imports stay inside the command functions."""
+"""VSI-Super-Wild commands: ``build vsi-wild``, ``import vsi-wild-qa``, ``import vsi-wild-durations`` and the
+``vsi-wild`` group (``views``; ``demo`` comes from `egoworld.demo.cli`), registered in pyproject.toml. Heavy
+imports stay inside the command functions."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import fail
+from egoworld.core.errors import console, fail
+
+GROUP_HELP = "VSI-Super-Wild: cut panoramas into views, demo."
 
 
 def _errors() -> tuple[type[BaseException], ...]:
@@ -88,13 +91,16 @@ def build_cmd(
 
 
 def durations_cmd(
-    bench: Annotated[Path, typer.Argument(help="An imported VSI-Super-Wild benchmark folder.")],
+    bench: Annotated[
+        Path | None, typer.Option("--bench", help="An imported VSI-Super-Wild benchmark folder.")
+    ] = None,
     videos: Annotated[
         Path | None, typer.Option(help="Folder of the view videos: durations are probed with PyAV.")
     ] = None,
     durations: Annotated[
         Path | None, typer.Option(help="CSV with video_name and duration_s (or duration_min) columns.")
     ] = None,
+    old_bench: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Add each video's duration and duration group (0–10 … 120+ min) to the samples, so `egoworld report`
     shows the duration analyses for the official question file too."""
@@ -104,8 +110,10 @@ def durations_cmd(
         read_durations_csv,
         video_name,
     )
+    from egoworld.core.aliases import one_folder
     from egoworld.core.bench_folder import load_benchmark
 
+    bench = one_folder(bench, old_bench, "--bench")
     try:
         if (videos is None) == (durations is None):
             raise ValueError("give exactly one of --videos DIR or --durations CSV")
@@ -144,10 +152,60 @@ def views_cmd(
     )
 
 
-def register(app: typer.Typer, import_app: typer.Typer, build_app: typer.Typer) -> None:
-    """Add ``build vsi-wild``, ``import vsi-wild-durations`` and ``vsi-wild views``."""
-    build_app.command("vsi-wild")(build_cmd)
-    import_app.command("vsi-wild-durations")(durations_cmd)
-    group = typer.Typer(help="VSI-Super-Wild: cut panoramas into views, demo.", no_args_is_help=True)
-    group.command("views")(views_cmd)
-    app.add_typer(group, name="vsi-wild")
+def import_vsi_wild_qa(
+    file: Annotated[Path, typer.Argument(help="The official vsi_super_wild_qa.jsonl (6,980 questions).")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Benchmark folder to write (manifest.json + samples.jsonl).")
+    ],
+    videos: Annotated[
+        Path | None,
+        typer.Option("--videos", help="Folder of the <youtube_id>_<view>.mp4 videos; linked as OUT/videos."),
+    ] = None,
+    durations: Annotated[
+        Path | None,
+        typer.Option(
+            help="CSV of video_name, duration_s (or duration_min): enables the duration-group analyses."
+        ),
+    ] = None,
+    probe_durations: Annotated[
+        bool,
+        typer.Option(help="Read each video's duration from --videos with PyAV (instead of --durations)."),
+    ] = False,
+) -> None:
+    """Import the official VSI-Super-Wild questions: tasks VMR, VPO, VOO (choices) and VOC (integers).
+
+    Choices come from the "A) …" strings, the answer is the option index (an integer for VOC) and the
+    cluster is the source panorama (the video name without _front/_back/_left/_right). Without --videos the
+    benchmark runs text-only; a video setting lists the missing files in one error. Durations (from a CSV
+    or probed from the videos) add the paper's duration groups (0–10 … 120+ minutes) to the report.
+    """
+    from egoworld.benchmarks.vsi_wild.importer import import_vsi_wild_qa as do_import
+    from egoworld.core.files import InputFileError
+
+    try:
+        if durations is not None and probe_durations:
+            raise ValueError("give --durations CSV or --probe-durations, not both")
+        if probe_durations and videos is None:
+            raise ValueError("--probe-durations reads the videos: pass --videos DIR too")
+        bench = do_import(file, out, videos=videos)
+        if durations is not None or probe_durations:
+            from egoworld.benchmarks.vsi_wild.durations import (
+                add_durations,
+                read_durations_csv,
+                video_name,
+            )
+            from egoworld.benchmarks.vsi_wild.durations import (
+                probe_durations as probe,
+            )
+
+            if durations is not None:
+                table, origin = read_durations_csv(durations), f"csv {durations.name}"
+            else:
+                assert videos is not None
+                table = probe(videos, sorted({video_name(s) for s in bench.samples}))
+                origin = "probed with PyAV"
+            bench = add_durations(out, table, origin)
+    except (InputFileError, ValueError) as exc:
+        fail(exc)
+    counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
+    console.print(f"wrote {out}: {len(bench.samples)} samples ({counts})")

@@ -1,0 +1,11 @@
+"""``egoworld models``: the model backends and their options."""
+
+from __future__ import annotations
+
+
+def models_list() -> None:
+    """List model backends and their options."""
+    from egoworld.models.spec import available_backends
+
+    for name, help_text in available_backends().items():
+        print(f"{name:<10} {help_text}")

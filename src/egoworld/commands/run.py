@@ -1,0 +1,177 @@
+"""``egoworld run``: run a model over a benchmark and store every response."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from egoworld.core.errors import fail
+from egoworld.runner.config_file import config_options
+from egoworld.runner.outcome import finish_run
+
+
+@config_options("run")
+def run(
+    bench: Annotated[Path, typer.Option("--bench", help="Benchmark folder (manifest.json + samples.jsonl).")],
+    model: Annotated[
+        str, typer.Option("--model", help="random | prior | oracle | openai:<model> (see `egoworld models`).")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Run folder; rerunning the same command resumes it.")],
+    setting: Annotated[
+        str,
+        typer.Option(help="Inputs: text | frames | last-frame | image (EXPLORE: the initial scene image)."),
+    ] = "text",
+    frames: Annotated[
+        int, typer.Option(help="Frames sampled from each video in the 'frames' setting.")
+    ] = 128,
+    frame_policy: Annotated[
+        str,
+        typer.Option(
+            help="Frame sampling: uniform (VSI-Super-Wild rule, first and last frame included) | uniform-round "
+            "| uniform-center | uniform-start | fps:R | fps-end:R (clip ends at the query time) | at:T1,T2 | last."
+        ),
+    ] = "uniform",
+    max_pixels: Annotated[
+        int,
+        typer.Option(help="Pixel budget per frame (frames are shrunk as decoded); 0 keeps the video size."),
+    ] = 448 * 448,
+    overlays: Annotated[
+        str,
+        typer.Option(
+            help="Burned-in overlays: timestamp, fisheye[=R] (comma-separated), e.g. fisheye,timestamp."
+        ),
+    ] = "",
+    video_part: Annotated[
+        bool, typer.Option(help="Send sampled frames as one MP4 video part (servers that accept video_url).")
+    ] = False,
+    image_format: Annotated[
+        str,
+        typer.Option(
+            help="Frame encoding in requests: png (lossless) | jpeg[:Q] | webp[:Q], Q 1-100 (default 90); "
+            "e.g. jpeg:85 makes requests several times smaller. Part of the request key."
+        ),
+    ] = "png",
+    permutations: Annotated[
+        str,
+        typer.Option(
+            help="Option orders: none | shuffle24 (all 24 orders of 4 options) | K (K sampled orders)."
+        ),
+    ] = "none",
+    tasks: Annotated[str | None, typer.Option(help="Comma-separated tasks to run (default: all).")] = None,
+    limit: Annotated[int | None, typer.Option(help="Run only the first N samples (file order).")] = None,
+    per_task: Annotated[int | None, typer.Option(help="Run only the first N samples of each task.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for option orders and seeded baselines.")] = 0,
+    epochs: Annotated[int, typer.Option(help="Repeat each request N times (for sampling models).")] = 1,
+    history: Annotated[
+        str, typer.Option(help="Trajectory steps see earlier steps: none | gold | pred.")
+    ] = "none",
+    concurrency: Annotated[int, typer.Option(help="Requests in flight at once.")] = 8,
+    base_url: Annotated[
+        str | None, typer.Option(help="Server URL for openai:<model> (e.g. http://127.0.0.1:8000/v1).")
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            help="Generation limit for server models (default 256: short answers; EXPLORE runs want 2048)."
+        ),
+    ] = None,
+    temperature: Annotated[
+        float | None, typer.Option(help="Sampling temperature for server models (default 0).")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(help="Seconds before a request times out (default 120).")
+    ] = None,
+    model_arg: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model-arg", help="Backend options key=value (repeatable; 'a=1 b=2' too), e.g. stop=</s>."
+        ),
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            help="Environment variable holding the API key (default OPENAI_API_KEY), as for doctor."
+        ),
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    executor: Annotated[
+        str, typer.Option(help="local (in-process) | ray (shards over a Ray cluster).")
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="Ray address ('auto' = the running cluster); default: start Ray here.")
+    ] = None,
+    shard_size: Annotated[int, typer.Option(help="Requests per Ray task (--executor ray).")] = 64,
+    strategy: Annotated[
+        str | None, typer.Option(help="EXPLORE inference strategy: one-go | stepwise.")
+    ] = None,
+    segment_num: Annotated[
+        int | None, typer.Option(help="EXPLORE stepwise: number of equal segments.")
+    ] = None,
+    window_size: Annotated[int | None, typer.Option(help="EXPLORE stepwise: actions per window.")] = None,
+    turns: Annotated[
+        str | None,
+        typer.Option(help="EXPLORE stepwise: single (one JSON-list reply) | multi (one turn per step)."),
+    ] = None,
+    subset: Annotated[
+        str | None, typer.Option(help="EXPLORE samples: full | tiny | short | medium | long.")
+    ] = None,
+) -> None:
+    """Run a model over a benchmark and store every response (SQLite, resumable).
+
+    Each (question, option order, epoch) is one request, keyed by a hash of the model, its settings, the
+    prompt, the media and the order; a benchmark may plan its own chains of requests instead (EXPLORE's
+    --strategy, --setting image). A rerun of the same command skips what is done and retries what
+    failed. Exit code 3 means some requests still failed (rerun to retry them).
+    """
+    from egoworld.core.files import InputFileError
+    from egoworld.core.run_config import RunConfig, bench_options
+    from egoworld.models.spec import model_args_with_flags
+    from egoworld.runner.run import run_benchmark
+
+    try:
+        args = model_args_with_flags(
+            model_arg,
+            base_url=base_url,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            timeout=timeout,
+            api_key_env=api_key_env,
+        )
+        cfg = RunConfig(
+            bench=bench,
+            model=model,
+            out=out,
+            model_args=args,
+            setting=setting,
+            frames=frames,
+            frame_policy=frame_policy,
+            max_pixels=max_pixels,
+            overlays=overlays,
+            video_part=video_part,
+            image_format=image_format,
+            permutations=permutations,
+            seed=seed,
+            epochs=epochs,
+            history=history,
+            tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None,
+            limit=limit,
+            per_task=per_task,
+            concurrency=concurrency,
+            progress=progress,
+            executor=executor,
+            address=address,
+            shard_size=shard_size,
+            options=bench_options(
+                strategy=strategy,
+                segment_num=segment_num,
+                window_size=window_size,
+                turns=turns,
+                subset=subset,
+            ),
+        )
+        summary = run_benchmark(cfg)
+    except (InputFileError, ValueError, RuntimeError) as exc:
+        fail(exc)
+    finish_run(summary, out)
