@@ -18,109 +18,15 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src" / "egoworld"
 
-PYPROJECT = """\
-[build-system]
-requires = ["setuptools>=68"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "egoworld-toyland"
-version = "0.1.0"
-
-[project.entry-points."egoworld.benchmarks"]
-toyland = "toyland.plugin:PLUGIN"
-
-[project.entry-points."egoworld.backends"]
-toyecho = "toyland.backend:BACKEND"
-
-[project.entry-points."egoworld.commands"]
-"build toyland" = "toyland.build:build_cmd"
-
-[tool.setuptools]
-packages = ["toyland"]
-"""
-
-BUILD = '''\
-"""`egoworld build toyland`: a benchmark of fruit words (choices) and near counts (integers)."""
-
-from pathlib import Path
-from typing import Annotated
-
-import typer
-
-FRUITS = ("apple", "pear", "plum", "fig")
+DOC = REPO / "docs" / "architecture.md"
 
 
-def build_cmd(
-    out: Annotated[Path, typer.Option("--out", help="Benchmark folder to write.")],
-    questions: Annotated[int, typer.Option(help="Questions per task.")] = 8,
-) -> None:
-    """Build the toyland benchmark."""
-    from egoworld.core.bench_folder import save_benchmark
-    from egoworld.core.schema import Sample, TaskInfo
-
-    samples = [
-        Sample(id=f"pick-{i}", benchmark="toyland", task="PICK", episode=f"e{i % 4}", cluster=f"e{i % 4}",
-               question=f"Which fruit is written here: '{FRUITS[i % 4]}'?", answer_type="choice",
-               choices=FRUITS, answer=i % 4)
-        for i in range(questions)
-    ] + [
-        Sample(id=f"near-{i}", benchmark="toyland", task="NEAR", episode=f"e{i % 4}", cluster=f"e{i % 4}",
-               question=f"Guess the count (count: {i + 3}).", answer_type="integer", answer=i + 3)
-        for i in range(questions)
-    ]
-    tasks = {
-        "PICK": TaskInfo(answer_type="choice", metric="accuracy", chance=25.0),
-        "NEAR": TaskInfo(answer_type="integer", metric="within_one"),
-    }
-    save_benchmark(out, name="toyland", tasks=tasks, samples=samples, seed=0)
-    print(f"wrote {out}: {len(samples)} samples")
-'''
-
-PLUGIN = '''\
-"""The toyland plug-in: a metric of its own (an integer within one of the answer) and a report section."""
-
-from egoworld.core.plugin import BenchmarkPlugin, ReportSection
-
-
-def within_one(sample, value):
-    return 1.0 if abs(float(value) - float(sample.answer)) <= 1 else 0.0
-
-
-def sections(summaries, run_dirs, labels, out):
-    rows = ", ".join(f"{label}: {s['n']} rows" for label, s in zip(labels, summaries))
-    return [ReportSection("Toyland analysis", f"Toyland analysis: {rows}\\n", f"<p>Toyland analysis: {rows}</p>")]
-
-
-PLUGIN = BenchmarkPlugin(
-    name="toyland", metrics={"within_one": within_one}, report_columns=("NEAR", "PICK"), report_sections=sections
-)
-'''
-
-BACKEND = '''\
-"""The toyecho backend: reads the request only (its messages and presented choices), never the sample."""
-
-import re
-
-from egoworld.core.model import Backend, Generation, Model
-
-
-class EchoModel(Model):
-    backend = "toyecho"
-
-    def identity(self):
-        return {"backend": "toyecho", "model": "toyecho", "version": 1}
-
-    async def generate(self, request):
-        text = " ".join(m.text for m in request.messages)
-        if request.choices:
-            i = next(i for i, c in enumerate(request.choices) if f"'{c}'" in text)
-            return Generation(text="ABCD"[i])
-        return Generation(text=str(int(re.search(r"count: (\\d+)", text).group(1)) + 1))
-
-
-BACKEND = Backend(name="toyecho", factory=lambda name, options, context: EchoModel(), help="echoes the request")
-'''
+def package_files() -> dict[str, str]:
+    """The toy package's files, as docs/architecture.md shows them (each block under its ``file:`` line)."""
+    text = DOC.read_text(encoding="utf-8")
+    files = dict(re.findall(r"^file: (\S+)\n```\w*\n(.*?)^```", text, flags=re.S | re.M))
+    assert set(files) >= {"pyproject.toml", "toyland/plugin.py", "toyland/build.py", "toyland/backend.py"}
+    return files
 
 
 def _snapshot() -> dict[str, tuple[int, int]]:
@@ -139,11 +45,9 @@ def toyland(tmp_path_factory) -> dict[str, str]:
     tmp = tmp_path_factory.mktemp("third_party")
     pkg = tmp / "pkg"
     (pkg / "toyland").mkdir(parents=True)
-    (pkg / "pyproject.toml").write_text(PYPROJECT)
+    for name, text in package_files().items():
+        (pkg / name).write_text(text)
     (pkg / "toyland" / "__init__.py").write_text('"""A third-party egoworld benchmark."""\n')
-    (pkg / "toyland" / "build.py").write_text(BUILD)
-    (pkg / "toyland" / "plugin.py").write_text(PLUGIN)
-    (pkg / "toyland" / "backend.py").write_text(BACKEND)
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "-q",
          "--target", str(tmp / "site"), str(pkg)],
@@ -238,6 +142,23 @@ def test_a_third_party_backend_answers_from_the_request(toyland):
     # own within_one metric accepts (accuracy would give 0)
     assert tasks["PICK"]["accuracy"] == pytest.approx(100.0)
     assert tasks["NEAR"]["metric"] == "within_one" and tasks["NEAR"]["within_one"] == pytest.approx(100.0)
+
+
+def test_a_third_party_world_kind_synthesises_episodes(toyland):
+    tmp = Path(toyland["TMP_ROOT"])
+    worlds = tmp / "worlds"
+    r = egoworld_script(
+        toyland, "world", "synth", "garden", "--episodes", "2", "--minutes", "1", "--out", worlds
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    episodes = sorted(p for p in worlds.iterdir() if (p / "episode.json").is_file())
+    assert len(episodes) == 2, list(worlds.iterdir())
+    r = egoworld_script(toyland, "world", "show", episodes[0], "--no-picture")
+    assert r.returncode == 0 and re.search(r"actions\s+6 \(first: 0\.0s C ", r.stdout + r.stderr), (
+        r.stdout + r.stderr
+    )
+    bad = egoworld_script(toyland, "world", "synth", "garden", "--minutes", "-1", "--out", tmp / "w2")
+    assert bad.returncode != 0 and "--minutes for a garden must be positive" in bad.stdout + bad.stderr
 
 
 def _own_entry_points() -> list[tuple[str, str, str]]:
