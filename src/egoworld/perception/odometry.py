@@ -82,8 +82,14 @@ class OpenCVOdometry:
             key_gray, key_pts, key_t = gray, self._corners(gray), t
         times_a, reg = np.array(times), np.array(registered)
         full = fill_unregistered(times_a, reg, np.array(poses))
-        return Trajectory(times_a, full, Provenance("opencv-odometry", "opencv-python-headless", self.settings()),
-                          False, reg, {"keyframes": int(reg.sum())})
+        return Trajectory(
+            times_a,
+            full,
+            Provenance("opencv-odometry", "opencv-python-headless", self.settings()),
+            False,
+            reg,
+            {"keyframes": int(reg.sum())},
+        )
 
     def _corners(self, gray: NDArray) -> NDArray | None:
         return cv2.goodFeaturesToTrack(gray, self.max_corners, 0.01, 5)

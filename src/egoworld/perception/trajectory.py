@@ -48,7 +48,9 @@ class Trajectory:
     notes: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        reg = np.ones(len(self.times_s), bool) if self.registered is None else np.asarray(self.registered, bool)
+        reg = (
+            np.ones(len(self.times_s), bool) if self.registered is None else np.asarray(self.registered, bool)
+        )
         object.__setattr__(self, "registered", reg)
         object.__setattr__(self, "world_from_camera", orthonormal(self.world_from_camera))
         PoseTrack(self.times_s, self.world_from_camera)  # checks times and shapes
