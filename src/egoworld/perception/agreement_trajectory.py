@@ -40,7 +40,7 @@ def trajectory_agreement(perceived: Trajectory, truth: PoseTrack) -> dict:
         "ate_m": rmse,
         "ate_pct": 100.0 * rmse / path if path > 0 else float("nan"),
         "rpe_m": rpe_rmse,
-        "rpe_pct": 100.0 * rpe_rmse / (path / max(len(perceived) - 1, 1)) if path > 0 else float("nan"),
+        "rpe_pct": 100.0 * rpe_rmse / path if path > 0 else float("nan"),
         "path_m": path,
         "scale": float(scale),
     }
