@@ -18,13 +18,16 @@ from egoworld.perception.trajectory import Trajectory
 from egoworld.world.poses import PoseTrack
 
 
-def trajectory_agreement(perceived: Trajectory, truth: PoseTrack) -> dict:
-    """``{ate_m, ate_pct, rpe_m, path_m, scale, registration_rate, frames}`` (truth units: metres)."""
+def trajectory_agreement(perceived: Trajectory, truth: PoseTrack, registered_only: bool = False) -> dict:
+    """``{ate_m, ate_pct, rpe_m, rpe_pct, path_m, scale, registration_rate, frames}`` (truth in metres);
+    ``registered_only`` leaves the interpolated frames out."""
     from evo.core import metrics
     from evo.core.trajectory import PoseTrajectory3D
 
-    ref = PoseTrajectory3D(poses_se3=list(truth.interpolate(perceived.times_s)), timestamps=perceived.times_s)
-    est = PoseTrajectory3D(poses_se3=list(perceived.world_from_camera), timestamps=perceived.times_s)
+    keep = perceived.registered if registered_only else np.ones(len(perceived), bool)
+    times = perceived.times_s[keep]
+    ref = PoseTrajectory3D(poses_se3=list(truth.interpolate(times)), timestamps=times)
+    est = PoseTrajectory3D(poses_se3=list(perceived.world_from_camera[keep]), timestamps=times)
     est = copy.deepcopy(est)
     _, _, scale = est.align(ref, correct_scale=True)
     ate = metrics.APE(metrics.PoseRelation.translation_part)
@@ -35,7 +38,7 @@ def trajectory_agreement(perceived: Trajectory, truth: PoseTrack) -> dict:
     rmse = float(ate.get_statistic(metrics.StatisticsType.rmse))
     rpe_rmse = float(rpe.get_statistic(metrics.StatisticsType.rmse))
     return {
-        "frames": len(perceived),
+        "frames": int(keep.sum()),
         "registration_rate": perceived.registration_rate,
         "ate_m": rmse,
         "ate_pct": 100.0 * rmse / path if path > 0 else float("nan"),

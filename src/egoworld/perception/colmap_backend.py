@@ -107,6 +107,8 @@ class ColmapEstimator:
         opt.mapper.init_min_num_inliers = 50
         opt.mapper.abs_pose_min_num_inliers = 15
         opt.mapper.init_max_forward_motion = 0.99
+        opt.mapper.abs_pose_min_inlier_ratio = 0.1
+        opt.structure_less_registration_fallback = True
         opt.ba_refine_focal_length = fixed is None
         opt.ba_refine_principal_point = False
         opt.ba_refine_extra_params = fixed is None
