@@ -51,10 +51,11 @@ def test_pycolmap_recovers_the_walk(walk: Path) -> None:
     got = trajectory_agreement(traj, truth)
     reg = trajectory_agreement(traj, truth, registered_only=True)
     print("pycolmap", got, reg, traj.notes)
-    # measured (360 frames, 128 px, 4 frames/s): 49 % registered (models of 177, 108, 53 frames: forward
-    # motion down weakly textured halls splits the map), ATE 12.5 % of the path over all frames
+    # measured (360 frames, 128 px, 4 frames/s): 49 % registered in the largest model (the map splits in
+    # two or three at the corner between places: models 176 + 160 or 177 + 108 + 53 frames, thread-order
+    # dependent), ATE 1.4 % of its path on the registered frames, 12.5 % over all frames (held ones too)
     assert len(traj) == 360 and traj.provenance.record()["version"] and traj.notes["models"][0] > 100
-    assert got["registration_rate"] > 0.4 and got["ate_pct"] < 20.0 and reg["ate_pct"] < 20.0
+    assert got["registration_rate"] > 0.4 and got["ate_pct"] < 20.0 and reg["ate_pct"] < 5.0
     assert traj.summary()["unregistered_s"]  # reported, not dropped
 
 
@@ -155,3 +156,11 @@ def test_undecodable_video_names_the_file(tmp_path: Path) -> None:
     bad.write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(200))
     with pytest.raises(InputFileError, match="broken.mp4"):
         OpenCVOdometry().estimate(bad)
+
+
+def test_odometry_on_the_panorama_tracks_its_front_view(walk: Path) -> None:
+    """An equirectangular video (2:1) is cut into its front perspective view (geometry.equirect)."""
+    traj = OpenCVOdometry().estimate(walk / "pano.mp4")
+    got = trajectory_agreement(traj, load_episode(walk).poses)
+    print("panorama odometry", got)
+    assert traj.provenance.settings["view_size"] == 128 and got["ate_pct"] < 10.0  # measured 5.4 %
