@@ -164,3 +164,20 @@ def test_odometry_on_the_panorama_tracks_its_front_view(walk: Path) -> None:
     got = trajectory_agreement(traj, load_episode(walk).poses)
     print("panorama odometry", got)
     assert traj.provenance.settings["view_size"] == 128 and got["ate_pct"] < 10.0  # measured 5.4 %
+
+
+def test_write_poses_starts_an_episode_from_a_video(walk: Path, tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / "my_walk"
+    folder.mkdir()
+    shutil.copy(walk / "front.mp4", folder / "front.mp4")
+    traj = _truth_traj(walk).scaled(2.0)
+    write_poses(folder, traj, video=folder / "front.mp4")
+    ep = load_episode(folder)
+    assert ep.id == "my_walk" and ep.media.video == "front.mp4" and ep.fps == pytest.approx(WALK.fps)
+    rec = ep.meta["perception"]["poses"]
+    assert rec["metric"] is True and rec["scale_m_per_unit"] == 2.0 and rec["registration_rate"] == 1.0
+    assert np.allclose(ep.poses.positions, 2.0 * _truth_traj(walk).positions)
+    with pytest.raises(InputFileError, match="pass the video"):
+        write_poses(tmp_path / "empty", traj)
