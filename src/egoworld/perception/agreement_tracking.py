@@ -16,6 +16,7 @@ import numpy as np
 
 from egoworld.core.files import InputFileError
 from egoworld.metrics.mra import mra_linear
+from egoworld.perception.nms import iou_matrix
 from egoworld.perception.track import Instance
 
 TruthBoxes = dict[float, list[tuple[str, str, tuple[float, ...]]]]
@@ -48,13 +49,19 @@ def tracking_scores(truth: TruthBoxes, instances: Sequence[Instance], iou: float
         for t, b in zip(inst.times, inst.boxes, strict=True):
             hyp[round(t, 6)].append((inst.id, b))
     acc = mm.MOTAccumulator(auto_id=True)
+    ids: dict[str, int] = {}
+
+    def num(name: str) -> int:
+        return ids.setdefault(name, len(ids) + 1)
+
     shared: Counter = Counter()
     for t in sorted(set(truth) | set(hyp)):
         gt, hy = truth.get(t, []), hyp.get(t, [])
-        gb = np.array([[b[0], b[1], b[2] - b[0], b[3] - b[1]] for _, _, b in gt]).reshape(-1, 4)
-        hb = np.array([[b[0], b[1], b[2] - b[0], b[3] - b[1]] for _, b in hy]).reshape(-1, 4)
-        dist = mm.distances.iou_matrix(gb, hb, max_iou=1 - iou)
-        acc.update([g[0] for g in gt], [h[0] for h in hy], dist)
+        gb = np.array([b for _, _, b in gt], float).reshape(-1, 4)
+        hb = np.array([b for _, b in hy], float).reshape(-1, 4)
+        overlap = iou_matrix(gb, hb)  # motmetrics' own iou_matrix uses np.asfarray (gone in NumPy 2)
+        dist = np.where(overlap >= iou, 1.0 - overlap, np.nan)
+        acc.update([num(g[0]) for g in gt], [num(h[0]) for h in hy], dist)  # motmetrics wants numeric ids
         for i, j in zip(*np.nonzero(np.isfinite(dist)), strict=True):
             shared[(gt[i][0], hy[j][0])] += 1
     summary = mm.metrics.create().compute(acc, metrics=["idf1", "mota", "num_switches"], name="all")
@@ -92,3 +99,23 @@ def time_errors(truth_rows: Sequence[dict], perceived_rows: Sequence[dict], matc
         "matched": len(first),
         "truth_objects": len(truth_rows),
     }
+
+
+def detected_truth(path: str | Path) -> TruthBoxes:
+    """Truth boxes that a simulated detector reported (its rows carry the true ``object``): scores against
+    them measure the tracker alone, apart from the detector's misses."""
+    from egoworld.core.files import iter_jsonl
+
+    out: TruthBoxes = {}
+    for _, row in iter_jsonl(Path(path)):
+        t = round(float(row.get("time_s", row.get("t"))), 6)
+        out[t] = [
+            (
+                d["object"],
+                d.get("label", d.get("category")),
+                tuple(float(v) for v in d.get("bbox", d.get("box"))),
+            )
+            for d in row["detections"]
+            if d.get("object")
+        ]
+    return out

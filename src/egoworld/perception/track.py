@@ -5,8 +5,9 @@ Re-identification rule (documented, deterministic): tracklets are taken in order
 tracklet joins the earlier instance of the same label that ended before it began, within ``reid_gap_s``,
 whose last box centre is nearest its first box centre, provided that distance is at most ``reid_gate`` of
 the image diagonal (position gating: an object that leaves and re-enters view near where it left, or is
-missed for a few frames, keeps its identity). Instances with fewer than ``min_frames`` detections are
-dropped (isolated false positives).
+missed for a few frames, keeps its identity). A box ByteTrack leaves unnamed (a track's first box, or a
+low-score box no track took) is a one-box tracklet, so re-identification can join it. Instances with fewer
+than ``min_frames`` detections are dropped (isolated false positives).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class TrackSettings:
     min_iou: float = 0.1
     min_frames: int = 3
     reid_gap_s: float = 30.0
-    reid_gate: float = 0.25
+    reid_gate: float = 0.6
 
     def provenance(self) -> Provenance:
         from dataclasses import asdict
@@ -60,14 +61,16 @@ def _bytetrack(
         high_conf_det_threshold=s.high_conf,
     )
     out: dict[int, Instance] = {}
+    single = 0
     for row in rows:
         dets = [d for d in row.detections if d.label == label]
         xyxy = np.array([d.bbox for d in dets], np.float64).reshape(-1, 4)
         conf = np.array([d.score for d in dets], np.float64)
         res = tracker.update(sv.Detections(xyxy=xyxy, confidence=conf), timestamp=row.time_s)
         for box, score, tid in zip(res.xyxy, res.confidence, res.tracker_id, strict=True):
-            if tid < 0:
-                continue
+            if tid < 0:  # a track's first box (ByteTrack names it from its second) or a low-score box
+                single -= 1
+                tid = single
             inst = out.setdefault(int(tid), Instance(f"{label}#{tid}", label))
             inst.times.append(row.time_s)
             inst.boxes.append(tuple(float(v) for v in box))
