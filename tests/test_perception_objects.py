@@ -178,3 +178,31 @@ def test_kitchen_truth_refuses_a_missing_file(tmp_path: Path) -> None:
 
     with pytest.raises(InputFileError, match="no visibility file"):
         kitchen_truth(tmp_path / "visibility.npz", {})
+
+
+def test_vocabulary_from_a_vlm_kept_where_the_detector_finds_it(tmp_path: Path) -> None:
+    from egoworld.models.openai_compat import OpenAICompatModel
+    from egoworld.perception.detect_file import FileDetector
+    from egoworld.perception.vocabulary import OccurrenceFilter, VocabularyProposer, filter_vocabulary
+    from openai_test_server import FakeOpenAIServer
+
+    with FakeOpenAIServer(reply=lambda p: '["Mug", "chair", "unicorn"]') as srv:
+        proposer = VocabularyProposer(OpenAICompatModel("fake-vlm-1", base_url=srv.base_url, backoff=0.0))
+        names = proposer.propose(_frames(2))
+        assert len(srv.bodies) == 2
+    assert names == ["chair", "mug", "unicorn"] and proposer.malformed == 0
+    path = tmp_path / "d.jsonl"
+    rows = [
+        {"time_s": t, "detections": [{"label": "mug", "bbox": [0, 0, 9, 9], "score": 0.9}]}
+        for t in (0.0, 0.5, 1.0)
+    ]
+    rows[0]["detections"].append({"label": "chair", "bbox": [1, 1, 9, 9], "score": 0.9})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    frames = [Frame(t, np.zeros((10, 10, 3), np.uint8)) for t in (0.0, 0.5, 1.0)]
+    kept = filter_vocabulary(FileDetector(path), frames, names, OccurrenceFilter(min_frames=2))
+    assert kept == {"mug": 3}
+    with FakeOpenAIServer(reply=lambda p: "a mug and a chair") as srv:
+        proposer = VocabularyProposer(
+            OpenAICompatModel("fake-vlm-1", base_url=srv.base_url, backoff=0.0), retries=1
+        )
+        assert proposer.propose(_frames(1)) == [] and proposer.malformed == 1
