@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from egoworld.core.model import ImagePart, Message, Request, TextPart
-from egoworld.core.schema import Sample
 from egoworld.models.openai_compat import OpenAICompatModel
 from egoworld.perception.detect import Detection, Frame, clip_box
 from egoworld.perception.provenance import Provenance
@@ -78,11 +77,8 @@ class VlmDetector:
         if attempt:
             text += f"\n(Attempt {attempt + 1}: the last reply was not a valid JSON list.)"
         key = f"detect:{frame.time_s}:{attempt}"
-        sample = Sample(
-            id=key, benchmark="perception", task="detect", question=text, answer_type="free", answer="-"
-        )
         msg = Message("user", (png_part(frame), TextPart(text)))
-        return Request(key, sample, (msg,), None, None, 0, None)
+        return Request(key=key, sample_id=key, messages=(msg,), choices=None, permutation=None, epoch=0)
 
     async def _one(self, frame: Frame, words: Sequence[str]) -> list[Detection]:
         wanted = {x.lower(): x for x in words}

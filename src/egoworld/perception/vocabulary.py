@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from egoworld.core.model import Message, Request, TextPart
-from egoworld.core.schema import Sample
 from egoworld.models.openai_compat import OpenAICompatModel
 from egoworld.perception.detect import Detector, Frame, check_vocabulary
 from egoworld.perception.detect_vlm import png_part
@@ -44,16 +43,11 @@ class VocabularyProposer:
         for attempt in range(self.retries + 1):
             text = PROMPT + (f"\n(Attempt {attempt + 1}.)" if attempt else "")
             key = f"vocabulary:{frame.time_s}:{attempt}"
-            sample = Sample(
-                id=key,
-                benchmark="perception",
-                task="vocabulary",
-                question=text,
-                answer_type="free",
-                answer="-",
-            )
             msg = Message("user", (png_part(frame), TextPart(text)))
-            reply = await self.model.generate(Request(key, sample, (msg,), None, None, 0, None))
+            request = Request(
+                key=key, sample_id=key, messages=(msg,), choices=None, permutation=None, epoch=0
+            )
+            reply = await self.model.generate(request)
             match = re.search(r"\[.*\]", reply.text, re.S)
             try:
                 names = json.loads(match.group(0)) if match else None
