@@ -439,13 +439,22 @@ def report(
     out: Annotated[
         Path, typer.Option("--out", help="Report folder: tables (md, csv), plots (png), index.html.")
     ],
+    pages: Annotated[
+        str,
+        typer.Option(
+            help="Per-question pages: auto (wrong answers, disagreements, the first of each task), all, none."
+        ),
+    ] = "auto",
 ) -> None:
-    """Make the paper's tables, Shuffle24 diagnostics, plots and a static HTML report from run folders."""
+    """Make the paper's tables, Shuffle24 diagnostics, plots and a static HTML report from run folders.
+
+    Example: egoworld report runs/random runs/oracle --out report --pages all
+    """
     from egoworld.core.files import InputFileError
     from egoworld.report.build import build_report
 
     try:
-        index = build_report(run_dirs, out)
+        index = build_report(run_dirs, out, pages=pages)
     except (InputFileError, ValueError, FileNotFoundError) as exc:
         fail(exc)
     console.print(f"report: {index}")
