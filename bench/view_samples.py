@@ -1,8 +1,9 @@
-"""`egoworld view` over 10,000 questions and three runs: time to load the workspace, and the sample list's
-server-side paging, filtering and sorting as a browser asks for them (HTTP through the ASGI app).
+"""`egoworld view` over 10,000 and 60,000 questions and three runs: start-up (the workspace loaded, first with
+its index built, then reusing it), and the sample list's server-side paging, filtering and sorting as a
+browser asks for them (HTTP through the ASGI app).
 
-Target: every sample-list page under 1 s. Last line: one JSON object with the timings and their ratio to
-the target.
+Targets: start-up under 2 s at 10,000 × 3 (index reused), every sample-list page under 1 s. Last line: one
+JSON object with the timings and their ratio to the targets. ``EGOWORLD_BENCH_SIZES=10000`` picks sizes.
 """
 
 from __future__ import annotations
@@ -13,12 +14,29 @@ import tempfile
 import time
 from pathlib import Path
 
-QUESTIONS = 10_000
+SIZES = (10_000, 60_000)
 TARGET_S = 1.0
+START_TARGET_S = 2.0
 
 
 def main() -> None:
+    import os
+
+    sizes = [int(x) for x in os.environ.get("EGOWORLD_BENCH_SIZES", "").split(",") if x] or list(SIZES)
+    figures: dict[str, object] = {"bench": "view_samples", "runs": 3, "target_s": TARGET_S}
+    for n in sizes:
+        figures[str(n)] = measure(n)
+    at = figures.get("10000")
+    if isinstance(at, dict):
+        figures["start_target_s"] = START_TARGET_S
+        figures["start_over_target_10000"] = round(at["start_s"] / START_TARGET_S, 4)
+    sys.stdout.write(json.dumps(figures, sort_keys=True) + "\n")
+
+
+def measure(questions: int) -> dict[str, object]:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    import os
+
     from starlette.testclient import TestClient
 
     from benchmarks_factory import balanced_mc_bench
@@ -30,14 +48,18 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        balanced_mc_bench(root / "bench", n_mc=QUESTIONS * 4 // 5, n_int=QUESTIONS // 5, videos=200)
+        os.environ["EGOWORLD_CACHE"] = str(root / "cache")
+        balanced_mc_bench(root / "bench", n_mc=questions * 4 // 5, n_int=questions // 5, videos=200)
         for model in ("random", "prior", "oracle"):
             cfg = RunConfig(bench=root / "bench", model=model, out=root / "runs" / model, progress=False)
             run_benchmark(cfg)
             score_run(cfg.out)
         t0 = time.perf_counter()
+        Workspace([root])
+        first_s = time.perf_counter() - t0  # builds the index
+        t0 = time.perf_counter()
         ws = Workspace([root])
-        load_s = time.perf_counter() - t0
+        load_s = time.perf_counter() - t0  # reuses it
         client = TestClient(create_app(ViewApp(ws)))
         (bid,) = ws.benches
         urls = {
@@ -57,17 +79,14 @@ def main() -> None:
             timings[name] = round(time.perf_counter() - t0, 4)
             assert r.status_code == 200, (url, r.status_code)
         worst = max(v for k, v in timings.items() if k != "overview")
-    figures = {
-        "bench": "view_samples",
-        "questions": QUESTIONS,
-        "runs": 3,
-        "workspace_load_s": round(load_s, 3),
+    return {
+        "questions": questions,
+        "index_build_start_s": round(first_s, 3),
+        "start_s": round(load_s, 3),
         "request_s": timings,
         "worst_list_s": worst,
-        "target_s": TARGET_S,
         "worst_over_target": round(worst / TARGET_S, 4),
     }
-    sys.stdout.write(json.dumps(figures, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
+# the viewer's and the report's index files go to a throwaway folder, never the user's ~/.cache
+os.environ.setdefault("EGOWORLD_CACHE", tempfile.mkdtemp(prefix="egoworld-cache-"))
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("EGOWORLD_DATA", REPO.parent / "shared" / "data"))

@@ -59,3 +59,57 @@ def test_report_tables_plots_and_escaping(tmp_path):
     assert (report / "plots" / "toy_shuffle24.png").stat().st_size > 5000
     assert "| Model | MC | COUNT | Overall |" in (report / "tables.md").read_text()
     assert 'href="runs/' in page
+
+
+def _broken_links(report):
+    """Relative href/src targets of every HTML file in the report folder that do not exist."""
+    import re
+    from pathlib import Path
+
+    broken = []
+    for page in Path(report).rglob("*.html"):
+        for target in re.findall(r'(?:href|src)="([^"#?]+)', page.read_text()):
+            if "://" not in target and not (page.parent / target).exists():
+                broken.append((page.name, target))
+    return broken
+
+
+def _three_runs(tmp_path):
+    bench = balanced_mc_bench(tmp_path / "b", n_mc=40, n_int=12)
+    runs = []
+    for name in ("oracle", "random", "prior"):
+        run_benchmark(RunConfig(bench=bench.root, model=name, out=tmp_path / name, progress=False))
+        runs.append(tmp_path / name)
+    return bench, runs
+
+
+def test_report_pages_auto_all_none_link_only_to_written_pages(tmp_path, monkeypatch):
+    from egoworld.report import sample_pages
+
+    bench, runs = _three_runs(tmp_path)
+    monkeypatch.setenv("EGOWORLD_CACHE", str(tmp_path / "cache"))
+    full = tmp_path / "all"
+    build_report(runs, full, pages="all", workers=2)
+    assert len(list((full / "samples" / "toy").glob("*.html"))) == len(bench.samples)
+    assert not _broken_links(full)
+
+    monkeypatch.setattr(sample_pages, "PAGES_PER_TASK", 2)
+    monkeypatch.setattr(sample_pages, "PAGES_PER_KIND", 3)
+    auto = tmp_path / "auto"
+    build_report(runs, auto, pages="auto", workers=2)
+    written = {p.name for p in (auto / "samples" / "toy").glob("*.html")}
+    # per task: the first 2, up to 3 disagreements, up to 3 wrong answers (they overlap) — never all 52
+    assert 2 * 2 <= len(written) <= 2 * 8 < len(bench.samples)
+    assert sample_pages.page_name("mc-000") in written and sample_pages.page_name("int-001") in written
+    assert not _broken_links(auto)
+    linked = (
+        (next((auto / "runs").glob("*random*")) / "samples.html").read_text().count('href="../../samples/')
+    )
+    assert linked == len(written)
+    # the tables do not depend on which pages were written
+    for name in ("toy_main.csv", "toy_ci95.csv", "tables.md"):
+        assert (auto / name).read_text() == (full / name).read_text()
+
+    none = tmp_path / "none"
+    build_report(runs, none, pages="none")
+    assert not list((none / "samples").rglob("*.html")) and not _broken_links(none)

@@ -320,3 +320,42 @@ def test_sample_page_renders_any_plugins_panels(world, monkeypatch) -> None:
     assert "<h2>Toy rows</h2>" in page and "<th>Key</th><th>Value</th>" in page
     assert "<td>k&lt;1&gt;</td><td>2</td>" in page  # rows are escaped, html is not
     assert "<h2>Toy html</h2>" in page and "<b>x</b>" in page
+
+
+def test_view_index_is_reused_and_rebuilt_when_scores_change(tmp_path, monkeypatch):
+    import json
+    import os
+
+    from benchmarks_factory import balanced_mc_bench
+    from egoworld.core.run_config import RunConfig
+    from egoworld.runner.run import run_benchmark
+    from egoworld.view import index
+    from egoworld.view.workspace import Workspace
+
+    monkeypatch.setenv("EGOWORLD_CACHE", str(tmp_path / "cache"))
+    bench = balanced_mc_bench(tmp_path / "b", n_mc=8, n_int=4)
+    run = tmp_path / "runs" / "oracle"
+    run_benchmark(RunConfig(bench=bench.root, model="oracle", out=run, progress=False))
+    built = []
+    real = index.RunIndex._build
+    monkeypatch.setattr(index.RunIndex, "_build", lambda self, *a: (built.append(1), real(self, *a)))
+    ws = Workspace([tmp_path / "runs"])
+    assert len(built) == 1 and index.index_path(run).is_file()
+    (rv,) = ws.runs.values()
+    assert rv.results["mc-001"].verdict == "correct" and rv.results["mc-001"].pred == 1
+    Workspace([tmp_path / "runs"])
+    assert len(built) == 1  # reused: scores.jsonl unchanged
+    # a rescore that marks mc-001 wrong: the index is rebuilt and the viewer shows the new verdict
+    lines = (run / "scores.jsonl").read_text().splitlines()
+    rows = [json.loads(x) for x in lines]
+    for r in rows:
+        if r["sample"] == "mc-001":
+            r["score"], r["pred"] = 0.0, 2
+    (run / "scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    st = (run / "scores.jsonl").stat()
+    os.utime(run / "scores.jsonl", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    os.utime(run / "scores.json", ns=(st.st_atime_ns, st.st_mtime_ns + 2 * 10**9))
+    ws = Workspace([tmp_path / "runs"])
+    assert len(built) == 2
+    res = next(iter(ws.runs.values())).results["mc-001"]
+    assert res.verdict == "wrong" and res.pred == 2 and res.rows[0]["score"] == 0.0

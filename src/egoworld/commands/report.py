@@ -19,6 +19,12 @@ def report(
         typer.Option("--run", help="Run folder (repeatable; scored or not, unscored ones are scored)."),
     ] = None,
     old_run_dirs: Annotated[list[Path] | None, typer.Argument(hidden=True)] = None,
+    pages: Annotated[
+        str,
+        typer.Option(
+            help="Per-question pages: auto (wrong answers, disagreements, the first of each task), all, none."
+        ),
+    ] = "auto",
 ) -> None:
     """Make the paper's tables, Shuffle24 diagnostics, plots and a static HTML report from run folders."""
     from egoworld.core.aliases import folders
@@ -27,7 +33,7 @@ def report(
 
     run_dirs = folders(run_dirs, old_run_dirs, "--run")
     try:
-        index = build_report(run_dirs, out)
+        index = build_report(run_dirs, out, pages=pages)
     except (InputFileError, ValueError, FileNotFoundError) as exc:
         fail(exc)
     console.print(f"report: {index}")

@@ -64,3 +64,27 @@ def map_jobs(
             done(index[ready[0]])
     gathered: list[T] = ray.get(refs)
     return gathered
+
+
+def cpu_workers() -> int:
+    """Worker processes for in-machine parallel work: ``EGOWORLD_WORKERS`` or the CPUs this process may use."""
+    env = os.environ.get("EGOWORLD_WORKERS")
+    if env:
+        return max(1, int(env))
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def map_processes(
+    fn: Callable[..., T], jobs: Sequence[tuple[Any, ...]], *, workers: int | None = None
+) -> list[T]:
+    """``[fn(*job) for job in jobs]`` over forked worker processes on this machine, results in job order.
+
+    Workers are forked, so ``fn`` may read module state the parent set up before the call (no pickling of
+    large inputs); with one worker, one job or no ``fork`` the jobs run here."""
+    import multiprocessing as mp
+
+    n = min(workers or cpu_workers(), len(jobs))
+    if n <= 1 or "fork" not in mp.get_all_start_methods():
+        return [fn(*job) for job in jobs]
+    with mp.get_context("fork").Pool(n) as pool:
+        return pool.starmap(fn, jobs, chunksize=1)

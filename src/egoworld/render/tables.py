@@ -88,10 +88,10 @@ def ci_table(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> Tabl
 
 
 def metric_legend(summaries: Sequence[dict[str, Any]]) -> str:
-    metrics = {}
+    metrics = {t: "" for t in task_columns(summaries)}  # table order, whether scored now or read back
     for s in summaries:
         for t, e in s["tasks"].items():
-            metrics.setdefault(t, e["metric"])
+            metrics[t] = metrics.get(t) or e["metric"]
     parts = [f"{t}: {m}" for t, m in metrics.items()]
     return (
         "Values in percent, ± SEM over questions. "

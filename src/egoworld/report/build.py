@@ -10,61 +10,65 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.bench_folder import load_benchmark
-from egoworld.core.files import InputFileError, iter_jsonl, read_json_object, write_json, write_text
+from egoworld.core.files import InputFileError, read_json_object, write_json, write_text
 from egoworld.core.letters import letters_for
 from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import RUN_MANIFEST, SCORES_JSONL
 from egoworld.render import html, plots, tables
-from egoworld.report.sample_pages import write_section_pages
+from egoworld.report.sample_pages import PAGE_MODES, write_section_pages
 from egoworld.scoring.score import ensure_scored
+from egoworld.view.workspace import Workspace
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:80] or "run"
 
 
-def _sample_records(run_dir: Path, summary: dict[str, Any], manifest: dict[str, Any]) -> list[dict[str, Any]]:
-    bench = load_benchmark(manifest["benchmark_path"])
-    per: dict[str, dict[str, Any]] = {}
-    for _, row in iter_jsonl(run_dir / SCORES_JSONL):
-        rec = per.get(row["sample"])
-        if rec is None:
-            s = bench.sample(row["sample"])
-            question = s.question
-            if s.choices:
-                question += "\n" + "\n".join(
-                    f"{ch}) {c}" for ch, c in zip(letters_for(len(s.choices)), s.choices, strict=True)
-                )
-            gold = (
-                ", ".join(s.choices[i] for i in s.correct_indices) if s.answer_type == "choice" else s.answer
+def _sample_records(run: Any, bench: Any) -> list[dict[str, Any]]:
+    """One record per question of a run (`Workspace` view): question with its options, gold, mean score
+    over orders and epochs, parsed/answered counts, first reply and first error."""
+    out = []
+    for sid, res in run.results.items():
+        s = bench.sample(sid)
+        question = s.question
+        if s.choices:
+            question += "\n" + "\n".join(
+                f"{ch}) {c}" for ch, c in zip(letters_for(len(s.choices)), s.choices, strict=True)
             )
-            rec = per[row["sample"]] = {
-                "sample": row["sample"],
-                "task": row["task"],
-                "question": question,
-                "gold": gold,
-                "scores": [],
-                "parsed": 0,
-                "answered": 0,
-                "raw": None,
-                "error": None,
-            }
-        if row["score"] is not None:
-            rec["scores"].append(row["score"])
-            rec["answered"] += 1
-            rec["parsed"] += int(row["parsed"])
-        if rec["raw"] is None and row.get("raw") is not None:
-            rec["raw"] = row["raw"]
-        if rec["error"] is None and row.get("error"):
-            rec["error"] = f"[{row['status']}] {row['error']}"
-    for rec in per.values():
+        gold = ", ".join(s.choices[i] for i in s.correct_indices) if s.answer_type == "choice" else s.answer
+        rec: dict[str, Any] = {
+            "sample": sid,
+            "task": res.rows[0]["task"],
+            "question": question,
+            "gold": gold,
+            "scores": [],
+            "parsed": 0,
+            "answered": 0,
+            "raw": None,
+            "error": None,
+        }
+        for row in res.rows:
+            if row["score"] is not None:
+                rec["scores"].append(row["score"])
+                rec["answered"] += 1
+                rec["parsed"] += int(row["parsed"])
+            if rec["raw"] is None and row.get("raw") is not None:
+                rec["raw"] = row["raw"]
+            if rec["error"] is None and row.get("error"):
+                rec["error"] = f"[{row['status']}] {row['error']}"
         rec["score"] = sum(rec["scores"]) / len(rec["scores"]) if rec["scores"] else None
-    return list(per.values())
+        out.append(rec)
+    return out
 
 
-def build_report(run_dirs: list[Path], out: Path) -> Path:
-    """Write the report for ``run_dirs`` into ``out``; returns the path of ``index.html``."""
+def build_report(run_dirs: list[Path], out: Path, *, pages: str = "auto", workers: int | None = None) -> Path:
+    """Write the report for ``run_dirs`` into ``out``; returns the path of ``index.html``.
+
+    ``pages``: which questions get a static page (`sample_pages.PAGE_MODES`): ``auto`` the ones a reader
+    will open (wrong answers, disagreements, the first of each task), ``all`` or ``none``; ``workers``:
+    processes writing them (default: the CPUs)."""
+    if pages not in PAGE_MODES:
+        raise ValueError(f"--pages {pages!r}: expected one of {', '.join(PAGE_MODES)}")
     if not run_dirs:
         raise InputFileError("no run folders given")
     out = Path(out)
@@ -105,16 +109,19 @@ def build_report(run_dirs: list[Path], out: Path) -> Path:
         write_text(out / f"{slug}_main.csv", tables.to_csv(main))
         md += [f"## {bench_name}\n", tables.to_markdown(main), tables.metric_legend(sums) + "\n"]
         sample_links: dict[int, str] = {}
-        pages = write_section_pages([runs[i][0] for i in idx], out, f"samples/{slug}", html.STYLE)
+        ws = Workspace([runs[i][0] for i in idx])
+        written = write_section_pages(ws, out, f"samples/{slug}", html.STYLE, pages, workers)
+        views = {rv.dir: (rv, bv) for bv in ws.benches.values() for rv in bv.runs}
         for row_no, i in enumerate(idx):
             rd, s, m = runs[i]
             page_dir = out / "runs" / _slug(f"{bench_name}_{labels[i]}")
             page_dir.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(rd / SCORES_JSONL, page_dir / SCORES_JSONL)  # the report folder stands alone
-            records = _sample_records(rd, s, m)
+            rv, bv = views[rd]
+            records = _sample_records(rv, bv.bench)
             for rec in records:
-                if rec["sample"] in pages:
-                    rec["href"] = os.path.relpath(out / pages[rec["sample"]], page_dir)
+                if rec["sample"] in written:
+                    rec["href"] = os.path.relpath(out / written[rec["sample"]], page_dir)
             write_text(page_dir / "samples.html", html.samples_page(labels[i], records, SCORES_JSONL))
             sample_links[row_no] = os.path.relpath(page_dir / "samples.html", out)
         bars = plots.task_bars(sums, labs, out / "plots" / f"{slug}_tasks.png")

@@ -12,7 +12,6 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.files import write_text
 from egoworld.view.detail import gold_text, query_time, run_detail
 from egoworld.view.workspace import BenchView, Workspace, slug
 
@@ -73,30 +72,115 @@ def _spread(items: list[Any], k: int) -> list[Any]:
     return [items[round(i * step)] for i in range(k)]
 
 
-def write_section_pages(run_dirs: list[Path], out: Path, folder: str, style: str) -> dict[str, str]:
-    """Write ``out/folder/<sample>.html`` for every question the runs answered; returns sample id → path
-    relative to ``out``."""
-    ws = Workspace(run_dirs)
-    thumbs = Thumbs(out)
+#: ``--pages``: every question, the ones a reader will open, or none
+PAGE_MODES = ("auto", "all", "none")
+#: ``--pages auto``: per task, at most this many wrong answers and this many disagreements get pages …
+PAGES_PER_KIND = 200
+#: … plus the first questions of each task (in file order), right or wrong
+PAGES_PER_TASK = 20
+
+
+def chosen_pages(bv: BenchView, mode: str) -> list[str]:
+    """The sample ids that get a page, in file order. ``auto``: per task, the first `PAGES_PER_TASK`
+    questions, questions the runs answer differently (up to `PAGES_PER_KIND`) and questions some run got
+    wrong, left unparsed or failed (up to `PAGES_PER_KIND`)."""
+    if mode not in PAGE_MODES:
+        raise ValueError(f"--pages {mode!r}: expected one of {', '.join(PAGE_MODES)}")
+    answered = [s for s in bv.bench.samples if any(s.id in r.results for r in bv.runs)]
+    if mode != "auto":
+        return [s.id for s in answered] if mode == "all" else []
+    taken: dict[tuple[str, str], int] = {}
+    keep = []
+    for s in answered:
+        res = [r.results[s.id] for r in bv.runs if s.id in r.results]
+        kinds = ["first"]
+        if len({(x.verdict, repr(x.pred)) for x in res}) > 1:
+            kinds.append("disagree")
+        if any(x.verdict != "correct" for x in res):
+            kinds.append("wrong")
+        limits = {"first": PAGES_PER_TASK, "disagree": PAGES_PER_KIND, "wrong": PAGES_PER_KIND}
+        hit = False
+        for kind in kinds:
+            n = taken.get((s.task, kind), 0)
+            if n < limits[kind]:
+                taken[(s.task, kind)] = n + 1
+                hit = True
+        if hit:
+            keep.append(s.id)
+    return keep
+
+
+# the workspace of the section being written, inherited by the forked workers of `map_processes`
+_JOB: dict[str, Any] = {}
+
+
+def write_section_pages(
+    ws: Workspace, out: Path, folder: str, style: str, pages: str = "auto", workers: int | None = None
+) -> dict[str, str]:
+    """Write ``out/folder/<sample>.html`` for the questions `chosen_pages` picks, over worker processes
+    (one job per group of videos, so a frame's thumbnail is made by one worker, once); returns sample id →
+    path relative to ``out``."""
+    from egoworld.core.pool import cpu_workers, map_processes
+
     links: dict[str, str] = {}
-    try:
-        for bv in ws.benches.values():
-            ids = [s.id for s in bv.bench.samples if any(s.id in r.results for r in bv.runs)]
-            for k, sid in enumerate(ids):
-                s = bv.bench.sample(sid)
-                nav = {
-                    "prev": page_name(ids[k - 1]) if k > 0 else None,
-                    "next": page_name(ids[k + 1]) if k + 1 < len(ids) else None,
-                }
-                html = _page(bv, s, thumbs, nav, style, "../" * len(Path(folder).parts))
-                write_text(out / folder / page_name(sid), html)
-                links[sid] = f"{folder}/{page_name(sid)}"
-    finally:
-        thumbs.close()
+    (out / folder).mkdir(parents=True, exist_ok=True)
+    for bv in ws.benches.values():
+        ids = chosen_pages(bv, pages)
+        if not ids:
+            continue
+        by_video: dict[str, list[int]] = {}
+        for k, sid in enumerate(ids):
+            by_video.setdefault(bv.bench.sample(sid).cluster_id, []).append(k)
+        n = workers or cpu_workers()
+        chunks: list[list[int]] = [[] for _ in range(min(len(by_video), 4 * n))]
+        for j, ks in enumerate(by_video.values()):
+            chunks[j % len(chunks)].extend(ks)
+        _JOB.update(bv=bv, ids=ids, out=out, folder=folder, style=style)
+        try:
+            notes = map_processes(_write_pages, [(c,) for c in chunks], workers=n)
+        finally:
+            _JOB.clear()
+        for note in notes:
+            if note:
+                print(f"report: thumbnails unavailable ({note})")
+                break
+        links.update({sid: f"{folder}/{page_name(sid)}" for sid in ids})
     return links
 
 
-def _page(bv: BenchView, s: Any, thumbs: Thumbs, nav: dict[str, str | None], style: str, up: str) -> str:
+def _write_pages(chunk: list[int]) -> str | None:
+    """Write the pages of ``chunk`` (positions in the section's id list); returns why thumbnails failed."""
+    bv, ids, out, folder, style = (_JOB[k] for k in ("bv", "ids", "out", "folder", "style"))
+    from egoworld.view.detail import RunRequests
+
+    thumbs = Thumbs(out)
+    requests = {run.id: RunRequests(run) for run in bv.runs}
+    up = "../" * len(Path(folder).parts)
+    try:
+        for k in chunk:
+            nav = {
+                "prev": page_name(ids[k - 1]) if k > 0 else None,
+                "next": page_name(ids[k + 1]) if k + 1 < len(ids) else None,
+            }
+            html = _page(bv, bv.bench.sample(ids[k]), thumbs, nav, style, up, requests)
+            # a build output, rewritten whole on every report: no temporary file and fsync per page
+            (out / folder / page_name(ids[k])).write_text(html, encoding="utf-8")
+    finally:
+        thumbs.close()
+        for r in requests.values():
+            r.close()
+    return thumbs.failed
+
+
+def _page(
+    bv: BenchView,
+    s: Any,
+    thumbs: Thumbs,
+    nav: dict[str, str | None],
+    style: str,
+    up: str,
+    requests: dict[str, Any],
+) -> str:
     parts = [
         f'<p class=muted><a href="{up}index.html">report</a>'
         + (f' · <a href="{escape(nav["prev"])}">previous</a>' if nav["prev"] else "")
@@ -118,7 +202,7 @@ def _page(bv: BenchView, s: Any, thumbs: Thumbs, nav: dict[str, str | None], sty
     if gold:
         parts.append(f"<p>Gold: <b>{escape(gold)}</b></p>")
     for run in bv.runs:
-        d = run_detail(run, s)
+        d = run_detail(run, s, requests[run.id])
         if not d.rows:
             continue
         score = "" if d.score is None else f" · score {100 * d.score if d.score <= 1 else d.score:.1f}"

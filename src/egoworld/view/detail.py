@@ -71,16 +71,43 @@ class RunDetail:
     order_count: int
 
 
-def request_parts(run: RunView, sample_id: str) -> list[SentPart]:
-    """The media and text parts of the first planned request of ``sample_id`` (as the store recorded it)."""
+class RunRequests:
+    """A run's request store open read-only, with the first planned request key of every sample read in
+    one pass: the parts of many samples without reopening the store or scanning the plan per sample."""
+
+    def __init__(self, run: RunView):
+        path = run.dir / STORE_FILE
+        self.store = ResponseStore(path, readonly=True) if path.is_file() else None
+        self.keys: dict[str, str] = {}
+        if self.store is not None:
+            for sid, key in self.store.db.execute(
+                "SELECT sample_id, key FROM plan ORDER BY sample_id DESC, permutation DESC, epoch DESC"
+            ):
+                self.keys[sid] = key  # the last write per sample is its first planned request
+
+    def request(self, sample_id: str) -> dict[str, Any] | None:
+        key = self.keys.get(sample_id)
+        return None if key is None or self.store is None else self.store.request(key)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+
+def request_parts(run: RunView, sample_id: str, requests: RunRequests | None = None) -> list[SentPart]:
+    """The media and text parts of the first planned request of ``sample_id`` (as the store recorded it);
+    ``requests``: the run's store already open, else it is opened for this call."""
     path = run.dir / STORE_FILE
-    if not path.is_file():
+    if requests is not None:
+        req = requests.request(sample_id)
+    elif not path.is_file():
         return []
-    with ResponseStore(path, readonly=True) as store:
-        row = store.db.execute(
-            "SELECT key FROM plan WHERE sample_id = ? ORDER BY permutation, epoch LIMIT 1", (sample_id,)
-        ).fetchone()
-        req = store.request(row[0]) if row else None
+    else:
+        with ResponseStore(path, readonly=True) as store:
+            row = store.db.execute(
+                "SELECT key FROM plan WHERE sample_id = ? ORDER BY permutation, epoch LIMIT 1", (sample_id,)
+            ).fetchone()
+            req = store.request(row[0]) if row else None
     if not req:
         return []
     parts: list[SentPart] = []
@@ -103,9 +130,9 @@ def request_parts(run: RunView, sample_id: str) -> list[SentPart]:
     return parts
 
 
-def run_detail(run: RunView, sample: Sample) -> RunDetail:
+def run_detail(run: RunView, sample: Sample, requests: RunRequests | None = None) -> RunDetail:
     res = run.results.get(sample.id)
-    parts = request_parts(run, sample.id)
+    parts = request_parts(run, sample.id, requests)
     prompt = "\n".join(p.text for p in parts if p.kind == "text")
     rows = []
     for r in res.rows if res else []:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from egoworld.core.bench_folder import MANIFEST, Benchmark, load_benchmark
-from egoworld.core.files import InputFileError, iter_jsonl, read_json
-from egoworld.core.run_config import RUN_MANIFEST, SCORES_JSONL
+from egoworld.core.files import InputFileError, read_json
+from egoworld.core.run_config import RUN_MANIFEST
 
 #: metadata keys that group questions (filters of the sample list, when a benchmark has them)
 GROUP_KEYS = ("duration_group", "horizon_bucket", "query_bucket", "partition", "order_by", "option_set")
@@ -24,28 +25,43 @@ VERDICTS = ("correct", "wrong", "unparsed", "error")
 _SCAN_DEPTH = 4
 
 
-@dataclass
 class QuestionResult:
-    """One question in one run."""
+    """One question in one run: score, verdict and first prediction at hand; its scored rows read from the
+    run's index when first asked for (``loader``) or given."""
 
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    score: float | None = None
-    verdict: str = "error"
-    pred: Any = None
+    def __init__(
+        self,
+        rows: list[dict[str, Any]] | None = None,
+        *,
+        loader: Callable[[], list[dict[str, Any]]] | None = None,
+    ):
+        self._rows = rows
+        self._loader = loader
+        self.score: float | None = None
+        self.verdict = "error"
+        self.pred: Any = None
+        if rows is not None:
+            self.score, self.verdict, self.pred = summarise(rows)
 
-    def finish(self) -> None:
-        answered = [r for r in self.rows if r.get("score") is not None]
-        if not answered:
-            self.verdict = "error"
-            return
-        self.score = sum(float(r["score"]) for r in answered) / len(answered)
-        first = answered[0]
-        self.pred = first.get("pred")
-        if not any(r.get("parsed", True) for r in answered):
-            self.verdict = "unparsed"
-        else:
-            scale = 100.0 if self.score > 1.0 else 1.0  # judge-scored benchmarks report 0–100
-            self.verdict = "correct" if self.score >= scale - 1e-9 else "wrong"
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        if self._rows is None:
+            self._rows = self._loader() if self._loader is not None else []
+        return self._rows
+
+
+def summarise(rows: list[dict[str, Any]]) -> tuple[float | None, str, Any]:
+    """(score, verdict, first prediction) of a question's scored rows: the mean score over orders and
+    epochs; ``correct`` / ``wrong`` / ``unparsed`` / ``error``; the prediction of the first answered row."""
+    answered = [r for r in rows if r.get("score") is not None]
+    if not answered:
+        return None, "error", None
+    score = sum(float(r["score"]) for r in answered) / len(answered)
+    pred = answered[0].get("pred")
+    if not any(r.get("parsed", True) for r in answered):
+        return score, "unparsed", pred
+    scale = 100.0 if score > 1.0 else 1.0  # judge-scored benchmarks report 0–100
+    return score, "correct" if score >= scale - 1e-9 else "wrong", pred
 
 
 @dataclass
@@ -120,17 +136,17 @@ def _find(paths: list[Path]) -> tuple[list[Path], list[Path]]:
     return runs, benches
 
 
-def load_run_results(run_dir: Path, bench: Benchmark) -> dict[str, QuestionResult]:
+def load_run_results(run_dir: Path, bench: Benchmark | None = None) -> dict[str, QuestionResult]:
+    """Each question's result of a run, from its index (`egoworld.view.index`; built or rebuilt first when
+    ``scores.jsonl`` is new or changed); rows are read when a page asks for them."""
+    from egoworld.view.index import RunIndex
+
+    index = RunIndex(run_dir, summarise)
     results: dict[str, QuestionResult] = {}
-    path = run_dir / SCORES_JSONL
-    if path.is_file():
-        for _, row in iter_jsonl(path):
-            sid = row.get("sample")
-            if sid is None:
-                continue
-            results.setdefault(sid, QuestionResult()).rows.append(row)
-    for r in results.values():
-        r.finish()
+    for sid, score, verdict, pred in index.summaries():
+        res = QuestionResult(loader=lambda sid=sid: index.rows(sid))
+        res.score, res.verdict, res.pred = score, verdict, pred
+        results[sid] = res
     return results
 
 
