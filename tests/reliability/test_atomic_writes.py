@@ -209,3 +209,16 @@ def test_a_marked_folder_is_refused_by_bench_check(tmp_path, missing):
     assert res.code == 2 and "never finished" in res.output and "rerun" in res.output, res.output
     os.remove(bench / WRITING)
     assert egoworld("bench", "check", bench).code == 0
+
+
+def test_manifest_counts_that_disagree_with_the_samples_are_refused(tmp_path):
+    """Issue 24 item 3: ``counts`` in manifest.json that the samples do not bear out fail `bench check`."""
+    bench = tiny_bench(tmp_path / "b")
+    manifest = json.loads((bench / "manifest.json").read_text())
+    task = next(iter(manifest["counts"]))
+    manifest["counts"][task] += 5
+    (bench / "manifest.json").write_text(json.dumps(manifest))
+    res = egoworld("bench", "check", bench)
+    assert res.code == 2, res.output
+    for needle in ("manifest.json", "field 'counts'", task, "rehash"):
+        assert needle in " ".join(res.output.split()), res.output
