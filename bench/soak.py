@@ -41,7 +41,6 @@ with FakeOpenAIServer(fault=fault, slow_seconds=3.0) as srv:
 def one(n_requests: int) -> dict:
     """Run ``n_requests`` (rounded up to whole questions) and count the store."""
     from benchmarks_factory import balanced_mc_bench
-
     from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
 
