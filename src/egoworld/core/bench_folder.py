@@ -141,9 +141,34 @@ def load_benchmark(root: str | Path) -> Benchmark:
         fix="rebuild it, or run `egoworld bench rehash --bench DIR` to accept the edit",
     )
     _check_samples(samples, manifest.name, manifest.tasks, where=str(spath), lines=lines)
+    check_counts(manifest, samples, root / MANIFEST)
     bench = Benchmark(root=root, manifest=manifest, samples=samples)
     check_confined(bench.media_roots, samples, where=str(spath), lines=lines)
     return bench
+
+
+def check_counts(manifest: Manifest, samples: list[Sample], where: Path) -> None:
+    """Refuse a manifest whose per-task ``counts`` disagree with the samples (a hand edit, or files of two
+    writes): each disagreeing task is named with both numbers. A manifest without a samples hash (a hand edit
+    accepted as it is) is not checked."""
+    if not manifest.counts or not manifest.samples_sha256:
+        return
+    actual = Counter(s.task for s in samples)
+    wrong = [
+        f"{t}: {n} counted, {actual.get(t, 0)} in {manifest.samples_file}"
+        for t, n in manifest.counts.items()
+        if n != actual.get(t, 0)
+    ]
+    wrong += [
+        f"{t}: not counted, {n} in {manifest.samples_file}"
+        for t, n in actual.items()
+        if t not in manifest.counts
+    ]
+    if wrong:
+        raise InputFileError(
+            f"{where}, field 'counts': disagrees with the samples ({'; '.join(wrong)}) — rebuild the benchmark, "
+            "or run `egoworld bench rehash DIR` to accept an edit"
+        )
 
 
 def check_confined(

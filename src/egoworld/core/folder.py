@@ -8,6 +8,8 @@ folder (`egoworld.world.folder`: ``episode.json`` + ``poses.jsonl``, ``objects.j
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,7 @@ from pydantic import BaseModel
 from egoworld.core.confine import MediaRoots
 from egoworld.core.files import (
     InputFileError,
+    input_error,
     iter_jsonl,
     read_json,
     remove_stale_temp_files,
@@ -28,6 +31,39 @@ from egoworld.core.files import (
 from egoworld.core.hashing import sha256_file
 
 M = TypeVar("M", bound=BaseModel)
+
+#: the build-in-progress marker: written before a command's first write into a folder, removed after its last
+WRITING = ".egoworld-writing"
+
+
+def begin_write(root: str | Path, command: str = "") -> Path:
+    """Mark ``root`` as being written (created if needed) before anything in it changes: a command killed at
+    any later point leaves a folder every reader refuses (`check_not_writing`) until a rerun completes."""
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    for tmp in root.glob(".*.tmp"):  # temporary files of an earlier killed write
+        tmp.unlink(missing_ok=True)
+    # written in place, not renamed: the marker counts from its first byte (its content is only a note)
+    (root / WRITING).write_text(json.dumps({"command": command, "pid": os.getpid()}) + "\n", encoding="utf-8")
+    return root
+
+
+def end_write(root: str | Path) -> None:
+    """Remove the marker of `begin_write`: the folder is whole (call after its last file is written)."""
+    marker = Path(root) / WRITING
+    marker.unlink(missing_ok=True)
+
+
+def check_not_writing(root: str | Path, fix: str = "rerun the command that wrote it") -> None:
+    """Refuse a folder whose writing began but never finished (a killed or failed build, import or export)."""
+    marker = Path(root) / WRITING
+    if marker.exists():
+        raise input_error(
+            root,
+            f"incomplete — its writing began but never finished ({WRITING} is still there: the command was "
+            "killed or failed, or is still running)",
+            fix=fix,
+        )
 
 
 @dataclass(frozen=True)
@@ -59,6 +95,7 @@ class FolderKind:
     def read_header(self, root: str | Path, model: type[M]) -> M:
         """The header file validated as ``model``; a missing one says what the folder should hold."""
         path = self.header_path(root)
+        check_not_writing(root, fix=f"rerun the command that wrote it ({self.create})")
         if not path.is_file():
             article = "an" if self.noun[:1] in "aeiou" else "a"
             raise InputFileError(
@@ -115,10 +152,14 @@ class FolderKind:
         sort_keys: bool = True,
     ) -> dict[str, int]:
         """Write each rows file (name → JSON objects), then the header ``header(counts)`` makes from the row
-        counts, each atomically; temporary files a killed writer left are removed first. Returns the counts."""
-        root = Path(root)
-        root.mkdir(parents=True, exist_ok=True)
+        counts, each atomically; temporary files a killed writer left are removed first. Returns the counts.
+
+        The folder is marked as being written (`begin_write`; a builder that writes media first marks it
+        itself, earlier) and the mark is removed once the header is written: a kill at any point leaves a
+        folder every reader refuses, never rows of two writes read as whole."""
+        root = begin_write(root) if not (Path(root) / WRITING).exists() else Path(root)
         remove_stale_temp_files(root, [*rows, self.header])
         counts = {name: write_jsonl(root / name, items) for name, items in rows.items()}
         write_json(self.header_path(root), header(counts), sort_keys=sort_keys)
+        end_write(root)
         return counts

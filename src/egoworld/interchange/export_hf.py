@@ -19,6 +19,7 @@ from typing import Any
 
 from egoworld.core.bench_folder import MANIFEST, Benchmark, load_benchmark
 from egoworld.core.files import InputFileError, atomic_open
+from egoworld.core.folder import WRITING, begin_write, end_write
 from egoworld.core.hashing import canonical_json
 from egoworld.core.schema import Sample
 
@@ -136,7 +137,13 @@ def export_hf(
     bench = load_benchmark(bench_dir)
     out = Path(out)
     if out.exists() and any(out.iterdir()):
+        if (out / WRITING).exists():
+            raise InputFileError(
+                f"{out}: an earlier export into it never finished ({WRITING} is there); delete the folder "
+                "and rerun, or choose a new --out folder"
+            )
         raise InputFileError(f"{out}: exists and is not empty; choose a new --out folder")
+    begin_write(out, "export hf")
     sources = {} if text_only else media_sources(bench)
     rows = [sample_row(s) for s in bench.samples]
     if text_only:
@@ -166,4 +173,5 @@ def export_hf(
                 bench, license=license, shards=len(shards), media_files=len(sources), text_only=text_only
             )
         )
+    end_write(out)
     return HfExport(out=out, rows=len(rows), shards=shards, media_files=len(sources))

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from egoworld.core.bench_folder import MANIFEST, Benchmark, load_benchmark
 from egoworld.core.files import InputFileError, explain_validation, read_json, write_jsonl
+from egoworld.core.folder import check_not_writing
 from egoworld.core.hashing import sha256_file
 from egoworld.core.schema import Manifest, Sample
 from egoworld.interchange.export_hf import DATA_DIR, MANIFEST_COPY, MEDIA_DIR
@@ -64,6 +65,7 @@ def read_rows(folder: Path) -> list[tuple[dict[str, Any], str]]:
 def import_hf(folder: str | Path, out: str | Path) -> Benchmark:
     """Write the benchmark folder ``out`` (manifest.json, samples.jsonl, media) from dataset folder ``folder``."""
     folder, out = Path(folder), Path(out)
+    check_not_writing(folder, fix="rerun `egoworld export hf` into a new folder")
     mpath = folder / MANIFEST_COPY
     if not mpath.is_file():
         raise InputFileError(

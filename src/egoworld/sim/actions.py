@@ -26,6 +26,7 @@ from random import Random
 from typing import Any
 
 from egoworld.core.files import atomic_open
+from egoworld.core.folder import begin_write
 from egoworld.core.hashing import seeded_rng
 from egoworld.geometry.transforms import look_at
 from egoworld.sim.actions_layout import EXTRA, FLOOR_SUPPORT, ROLES, UNDER_TABLE, make_action_kitchen
@@ -373,8 +374,7 @@ def new_scene(
 
 def synth_action_scene(folder: str | Path, episode_id: str, seed: int, cfg: ActionConfig) -> Path:
     """Build, simulate, render and save one action scene (see the module docstring)."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = begin_write(folder, "world synth actions")
     rng = seeded_rng(seed, episode_id, "actions")
     spec = make_action_kitchen(seeded_rng(seed, episode_id, "layout"))
     if cfg.abnormal is not None:

@@ -41,6 +41,7 @@ from typing import Any, Literal
 import numpy as np
 
 from egoworld.core.files import InputFileError, read_json, write_json, write_jsonl
+from egoworld.core.folder import begin_write
 from egoworld.core.hashing import seeded_rng
 from egoworld.geometry.cameras import FisheyeCamera, PinholeCamera
 from egoworld.geometry.transforms import world_to_camera
@@ -233,7 +234,7 @@ def synth_kitchen(
 ) -> Path:
     """Build, render and save one kitchen episode into ``folder`` (see the module docstring)."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    begin_write(folder, "world synth")
     episode, sim = build_kitchen_episode(episode_id, seed, cfg)
     world = KitchenWorld(sim, episode)
     camera = episode.camera

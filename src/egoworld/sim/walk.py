@@ -36,6 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from egoworld.core.files import write_jsonl
+from egoworld.core.folder import begin_write
 from egoworld.core.hashing import seeded_rng
 from egoworld.geometry.equirect import FOUR_VIEWS, view_camera, view_rotation
 from egoworld.geometry.transforms import make_transform
@@ -147,7 +148,7 @@ def synth_walk(
 ) -> Path:
     """Build, render and save one walk episode into ``folder`` (see the module docstring)."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    begin_write(folder, "world synth")
     world = WalkWorld(episode_id, seed, cfg)
     duration = round(cfg.minutes * 60.0, 6)
     n_frames = int(round(duration * cfg.fps))

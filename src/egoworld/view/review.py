@@ -15,6 +15,7 @@ from typing import Any
 
 from egoworld.core.bench_folder import load_benchmark, save_benchmark
 from egoworld.core.files import InputFileError
+from egoworld.core.folder import begin_write
 from egoworld.core.hashing import sha256_file
 
 DECISIONS = ("accept", "reject", "flag")
@@ -201,7 +202,7 @@ def _copy_media_links(src: Path, out: Path, samples: list) -> list[str]:
     """Relative media paths of the kept questions point into the source folder: link its top-level media
     entries (videos/, images/ …) into ``out`` so the new folder reads the same files; returns the links
     (declared as the new folder's media roots)."""
-    out.mkdir(parents=True, exist_ok=True)
+    begin_write(out, "bench filter")
     tops: set[str] = set()
     for s in samples:
         paths = ([s.media.video.path] if s.media.video else []) + [i.path for i in s.media.images]

@@ -52,6 +52,7 @@ from egoworld.benchmarks.beyond3d.shortfall import select_balanced, shortfall_no
 from egoworld.benchmarks.beyond3d.timeonly import build_time_only
 from egoworld.benchmarks.beyond3d.tracks import VisibilityTracks, build_tracks
 from egoworld.core.files import InputFileError, read_json_object, write_json
+from egoworld.core.folder import begin_write
 from egoworld.core.hashing import seeded_rng
 from egoworld.core.pool import map_jobs
 from egoworld.core.schema import Sample
@@ -150,7 +151,8 @@ def build_beyond3d(
     state_counts: Counter = Counter()
     detectors: Counter = Counter()
     depth: Counter = Counter()
-    out.mkdir(parents=True, exist_ok=True)
+    begin_write(out, "build beyond3d")
+    (out / "build_report.json").unlink(missing_ok=True)  # an older build's report never outlives it
     computed = map_jobs(_episode_tracks, [(f, ep, cfg) for f, ep in geo], executor=executor, address=address)
     for i, ((folder, ep), (tracks, has_det)) in enumerate(zip(geo, computed, strict=True)):
         state_counts.update(tracks.state_counts())

@@ -14,6 +14,7 @@ from pathlib import Path
 from egoworld.benchmarks.beyond3d.prompts import cue_text
 from egoworld.core.bench_folder import Benchmark, load_benchmark, save_benchmark
 from egoworld.core.files import InputFileError
+from egoworld.core.folder import begin_write
 from egoworld.core.schema import Sample
 
 CUE_KINDS = ("moves", "sightings")
@@ -48,7 +49,7 @@ def cue_variant(bench_dir: str | Path, out: str | Path, kind: str) -> Benchmark:
     out = Path(out)
     link = Path(bench.root) / "videos"
     if link.is_dir() and not (out / "videos").exists():
-        out.mkdir(parents=True, exist_ok=True)
+        begin_write(out, "beyond3d cues")
         (out / "videos").symlink_to(link.resolve(), target_is_directory=True)
     return save_benchmark(
         out, name=m.name, tasks=m.tasks, samples=samples, builder=m.builder | {"cues": kind, "base_hash": bench.hash},

@@ -36,6 +36,7 @@ from egoworld.benchmarks.beyond3d import (
 )
 from egoworld.core.bench_folder import Benchmark, save_benchmark
 from egoworld.core.files import InputFileError, iter_jsonl
+from egoworld.core.folder import begin_write
 from egoworld.core.hashing import sha256_file
 from egoworld.core.schema import FrameInput, Media, Sample, TaskInfo, Trajectory, VideoInput
 
@@ -356,7 +357,7 @@ def import_beyond3d_qa(
     samples = docs_to_samples(docs, settings)
     if not samples:
         raise InputFileError(f"{qa_file}: no questions found (every step skipped, or an empty file)")
-    out.mkdir(parents=True, exist_ok=True)
+    begin_write(out, "beyond3d release")
     if videos is not None:
         link_videos(out, videos)
     return save_benchmark(

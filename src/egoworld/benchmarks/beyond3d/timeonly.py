@@ -50,6 +50,7 @@ from egoworld.benchmarks.beyond3d.shortfall import select_balanced, shortfall_no
 from egoworld.benchmarks.beyond3d.timechoices import feasible_ranks, round_time
 from egoworld.benchmarks.beyond3d.tracks import sample_times
 from egoworld.core.files import write_json
+from egoworld.core.folder import begin_write
 from egoworld.core.hashing import stable_int
 from egoworld.core.schema import Sample
 from egoworld.world.episode import Episode
@@ -114,7 +115,8 @@ def build_time_only(
     loaded: list[tuple[Path, Episode]], out: Path, cfg: BuildConfig, say: Callable[[str], None]
 ) -> BuildReport:
     """Last Placement Time questions from movement times (see the module docstring)."""
-    out.mkdir(parents=True, exist_ok=True)
+    begin_write(out, "build beyond3d")
+    (out / "build_report.json").unlink(missing_ok=True)  # an older build's report never outlives it
     contexts, cands = [], []
     for i, (folder, ep) in enumerate(loaded):
         contexts.append(

@@ -26,6 +26,7 @@ from egoworld.benchmarks.explore.instances import IMAGES_DIR, Instance, Scene, S
 from egoworld.benchmarks.explore.partitions import TINY_RATIO, TINY_SIZE, tiny_subset
 from egoworld.core.bench_folder import Benchmark, save_benchmark
 from egoworld.core.files import InputFileError
+from egoworld.core.folder import begin_write
 from egoworld.core.schema import TaskInfo
 
 TASK_INFO = {
@@ -131,7 +132,7 @@ def build_from_episodes(
     builder: dict[str, Any] | None = None,
 ) -> Benchmark:
     """Copy each episode's initial image to ``out/images/<id><ext>`` and write the benchmark folder."""
-    out = Path(out)
+    out = begin_write(out, "build explore")
     instances = []
     for ep in episodes:
         name = None

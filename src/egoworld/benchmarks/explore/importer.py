@@ -15,6 +15,7 @@ from egoworld.benchmarks.explore.instances import IMAGES_DIR, instance_from_offi
 from egoworld.benchmarks.explore.partitions import TINY_SIZE
 from egoworld.core.bench_folder import Benchmark
 from egoworld.core.files import InputFileError, read_json
+from egoworld.core.folder import begin_write
 from egoworld.core.hashing import sha256_file
 
 
@@ -35,7 +36,7 @@ def import_explore_anno(
         raise InputFileError(f"{file}: expected a non-empty JSON list of instances (the official anno*.json)")
     instances = [instance_from_official(item, f"{file}, item {i}") for i, item in enumerate(data)]
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    begin_write(out, "import explore-anno")
     if images is not None:
         link_images(out, images)
     return save_instances(

@@ -28,6 +28,7 @@ from egoworld.benchmarks.vsi_wild.timing import GROUP_NAMES
 from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER
 from egoworld.core.bench_folder import Benchmark, save_benchmark
 from egoworld.core.files import InputFileError
+from egoworld.core.folder import begin_write
 from egoworld.core.hashing import sha256_file
 from egoworld.core.schema import Sample, TaskInfo
 from egoworld.world.folder import find_episodes
@@ -196,7 +197,7 @@ def build_vsi_wild(
     if any(n > 1 for n in ids.values()):
         repeated = sorted(i for i, n in ids.items() if n > 1)
         raise InputFileError(f"episode ids must be unique across --world folders; repeated: {repeated}")
-    out.mkdir(parents=True, exist_ok=True)
+    begin_write(out, "build vsi-wild")
     if (out / "images").is_dir():
         shutil.rmtree(out / "images")
     paths = {(s.id, v): _place_video(s, v, out, cfg.media) for s in srcs for v in VIEW_ORDER}

@@ -12,6 +12,7 @@ from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, VIEWS
 from egoworld.core.bench_folder import Benchmark, check_unique_ids, save_benchmark
 from egoworld.core.confine import check_name
 from egoworld.core.files import InputFileError, explain_validation, iter_jsonl
+from egoworld.core.folder import begin_write
 from egoworld.core.hashing import sha256_file
 from egoworld.core.numbers import check_number
 from egoworld.core.schema import FrameInput, Media, Sample, TaskInfo, VideoInput
@@ -140,7 +141,7 @@ def import_vsi_wild_qa(
         raise InputFileError(f"{qa_file}: no questions found")
     order = {t: i for i, t in enumerate(TASK_ORDER)}
     present = sorted({s.task for s in samples}, key=order.__getitem__)
-    out.mkdir(parents=True, exist_ok=True)
+    begin_write(out, "import vsi-wild-qa")
     if videos is not None:
         link_videos(out, videos)
     return save_benchmark(

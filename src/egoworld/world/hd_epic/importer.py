@@ -27,6 +27,7 @@ from pathlib import Path
 
 from egoworld.core.confine import check_name
 from egoworld.core.files import InputFileError, open_text
+from egoworld.core.folder import begin_write
 from egoworld.core.hashing import sha256_file
 from egoworld.world.episode import Episode, EpisodeMedia, Fixture
 from egoworld.world.folder import save_episode
@@ -168,9 +169,9 @@ def import_hd_epic(
     report.masks = MaskReport() if (root / MASKS).is_file() else None
     folders = []
     for ep in iter_hd_epic_episodes(root, videos, video_dir, report.masks):
-        folder = save_episode(ep, out / ep.id)
+        folder = begin_write(out / ep.id, "world import hd-epic")
         if ep.media.extra.get("mesh"):
             participant = ep.meta["participant"]
             shutil.copyfile(root / "digital-twin" / f"{participant}_final.glb", folder / MESH_FILE)
-        folders.append(folder)
+        folders.append(save_episode(ep, folder))
     return folders, report
