@@ -103,6 +103,8 @@ class FakeOpenAIServer:
         reply: Callable[[str], str] | None = None,
         image_limit: int | None = None,
         max_body_bytes: int | None = None,
+        throttle_above: int | None = None,
+        throttle_seconds: float = 0.0,
     ):
         self.fault = fault or (lambda prompt: None)
         #: the reply text for a prompt (default `deterministic_reply`; judge tests pass their own)
@@ -114,6 +116,13 @@ class FakeOpenAIServer:
         self.context_length = context_length
         self.image_limit = image_limit
         self.max_body_bytes = max_body_bytes
+        #: a rate-limited server: 429 (Retry-After 0.1) while more than ``throttle_above`` requests are in
+        #: flight, during the first ``throttle_seconds`` after the first request
+        self.throttle_above = throttle_above
+        self.throttle_seconds = throttle_seconds
+        self.in_flight = 0
+        self.in_flight_log: list[tuple[float, int]] = []  # (seconds since the first request, in flight)
+        self.first_request: float | None = None
         self.attempts: Counter[str] = Counter()
         self.outcomes: Counter[str] = Counter()
         self.bodies: list[dict[str, Any]] = []
@@ -178,6 +187,26 @@ class FakeOpenAIServer:
                     )
                     return
                 body = json.loads(raw or b"{}")
+                with server.lock:
+                    now = time.monotonic()
+                    server.first_request = server.first_request or now
+                    server.in_flight += 1
+                    server.in_flight_log.append((now - server.first_request, server.in_flight))
+                    over = (
+                        server.throttle_above is not None
+                        and server.in_flight > server.throttle_above
+                        and now - server.first_request < server.throttle_seconds
+                    )
+                try:
+                    if over:
+                        self._send(429, b'{"error": "rate limited"}', headers={"Retry-After": "0.1"})
+                        return
+                    self._post(body)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
+
+            def _post(self, body: dict[str, Any]) -> None:
                 prompt = prompt_text(body)
                 if server.refuse_images and has_image(body):
                     self._send(400, b'{"error": "this model does not accept images"}')

@@ -353,3 +353,15 @@ def test_openai_judge_cache_resume_and_no_cross_judge_hits(tmp_path: Path) -> No
         )
         models = {b["model"] for b in srv.bodies}
         assert models == {"judge-a", "judge-b"}
+
+
+def test_openai_judge_replies_are_shared_through_the_cross_run_cache(tmp_path: Path) -> None:
+    bench, preds = _bench_and_predictions(tmp_path)
+    with FakeOpenAIServer(reply=lambda p: "4") as srv:
+        spec = f"openai:judge-a,base_url={srv.base_url},cache={tmp_path / 'shared'}"
+        first = score_prediction_file(bench, preds, tmp_path / "o1", options={"judge": spec})
+        sent = sum(srv.attempts.values())
+        second = score_prediction_file(bench, preds, tmp_path / "o2", options={"judge": spec})  # a new folder
+        assert sum(srv.attempts.values()) == sent == 4
+    assert second["explore"]["judge_stats"]["cached"] == 4 and second["explore"]["judge_stats"]["calls"] == 0
+    assert second["overall"] == first["overall"]

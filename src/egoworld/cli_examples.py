@@ -14,8 +14,10 @@ EXAMPLES: dict[str, str] = {
     "run": "egoworld run --bench bench/vsi_wild --model openai:Qwen/Qwen2.5-VL-7B-Instruct "
     "--base-url http://127.0.0.1:8000/v1 --setting frames --frames 128 --out runs/qwen7b",
     "score": "egoworld score --run runs/qwen7b",
-    "report": "egoworld report --run runs/qwen7b --run runs/random --out report/",
+    "report": "egoworld report --run runs/qwen7b --run runs/random --out report/ --pages auto",
     "demo": "egoworld demo --out demo-out",
+    "cache stats": "egoworld cache stats --cache ~/.cache/egoworld-responses",
+    "cache prune": "egoworld cache prune --cache ~/.cache/egoworld-responses --older-than 30",
     "import vsi-wild-qa": "egoworld import vsi-wild-qa vsi_super_wild_qa.jsonl --out bench/vsi_wild --videos videos/",
     "import vsi-wild-durations": "egoworld import vsi-wild-durations --bench bench/vsi_wild --videos videos/",
     "import explore-anno": "egoworld import explore-anno anno.json --out bench/explore --images images/",

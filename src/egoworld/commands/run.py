@@ -67,7 +67,20 @@ def run(
     history: Annotated[
         str, typer.Option(help="Trajectory steps see earlier steps: none | gold | pred.")
     ] = "none",
-    concurrency: Annotated[int, typer.Option(help="Requests in flight at once.")] = 8,
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            help="Requests in flight at once (a server model backs off on 429 / 5xx and grows back)."
+        ),
+    ] = 8,
+    cache: Annotated[
+        Path | None,
+        typer.Option(help="Response cache folder shared across runs (deterministic requests only)."),
+    ] = None,
+    price: Annotated[
+        str | None,
+        typer.Option(help="Cost in run.json: in=P,out=Q dollars per million tokens, e.g. in=2.5,out=10."),
+    ] = None,
     base_url: Annotated[
         str | None, typer.Option(help="Server URL for openai:<model> (e.g. http://127.0.0.1:8000/v1).")
     ] = None,
@@ -159,6 +172,8 @@ def run(
             limit=limit,
             per_task=per_task,
             concurrency=concurrency,
+            cache=cache,
+            price=price,
             progress=progress,
             executor=executor,
             address=address,

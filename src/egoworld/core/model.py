@@ -131,6 +131,7 @@ class Generation:
     reasoning: str | None = None
     finish_reason: str | None = None
     served_model: str | None = None
+    reasoning_tokens: int | None = None  # where the server reports them (part of completion_tokens)
 
 
 class ModelError(Exception):

@@ -47,6 +47,8 @@ class RunConfig:
     shard_size: int = 64  # items per Ray task
     #: the benchmark's own run options (e.g. EXPLORE's strategy), read by its plug-in's ``plan_requests``
     options: dict[str, Any] = field(default_factory=dict)
+    cache: Path | None = None  # a response cache folder shared across runs (egoworld.runner.response_cache)
+    price: str | None = None  # "in=P,out=Q": dollars per million prompt / completion tokens, for run.json
 
     def selection(self) -> dict[str, Any]:
         return {"tasks": self.tasks, "limit": self.limit, "per_task": self.per_task}
@@ -78,4 +80,9 @@ def config_dict(cfg: RunConfig) -> dict[str, Any]:
         del d["options"]  # (run.json as before for runs without benchmark options)
     d["bench"] = str(cfg.bench)
     d["out"] = str(cfg.out)
+    for name in ("cache", "price"):  # (run.json as before for runs without them)
+        if d[name] is None:
+            del d[name]
+        else:
+            d[name] = str(d[name])
     return d

@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS responses (
     latency_s REAL,
     prompt_tokens INTEGER,
     completion_tokens INTEGER,
+    reasoning_tokens INTEGER,
     finish_reason TEXT,
     served_model TEXT,
     attempts INTEGER NOT NULL DEFAULT 1,
@@ -112,6 +113,7 @@ class ResponseRow:
     finish_reason: str | None
     served_model: str | None
     attempts: int
+    reasoning_tokens: int | None = None
 
 
 class ResponseStore:
@@ -136,6 +138,7 @@ class ResponseStore:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 self.db.executescript(_SCHEMA)
+                _add_missing_columns(self.db)
                 self.db.execute(
                     "INSERT OR IGNORE INTO meta (k, v) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
                 )
@@ -174,6 +177,7 @@ class ResponseStore:
         completion_tokens: int | None = None,
         finish_reason: str | None = None,
         served_model: str | None = None,
+        reasoning_tokens: int | None = None,
     ) -> None:
         """Insert a response; replaces an earlier ``error`` row for the key, never an ``ok`` one.
 
@@ -185,13 +189,14 @@ class ResponseStore:
             """
             INSERT INTO responses (key, sample_id, permutation, epoch, status, raw, reasoning, error, latency_s,
                                    prompt_tokens, completion_tokens, finish_reason, served_model, attempts,
-                                   created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+                                   created_at, updated_at, reasoning_tokens)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
             ON CONFLICT (key) DO UPDATE SET
                 status = excluded.status, raw = excluded.raw, reasoning = excluded.reasoning,
                 error = excluded.error, latency_s = excluded.latency_s, prompt_tokens = excluded.prompt_tokens,
                 completion_tokens = excluded.completion_tokens, finish_reason = excluded.finish_reason,
                 served_model = excluded.served_model, attempts = responses.attempts + 1,
+                reasoning_tokens = excluded.reasoning_tokens,
                 updated_at = excluded.updated_at
             WHERE responses.status != 'ok'
             """,
@@ -211,6 +216,7 @@ class ResponseStore:
                 served_model,
                 now,
                 now,
+                reasoning_tokens,
             ),
         )
 
@@ -322,4 +328,12 @@ def _row(row: sqlite3.Row) -> ResponseRow:
         finish_reason=row["finish_reason"],
         served_model=row["served_model"],
         attempts=row["attempts"],
+        reasoning_tokens=row["reasoning_tokens"] if "reasoning_tokens" in row.keys() else None,  # noqa: SIM118
     )
+
+
+def _add_missing_columns(db: sqlite3.Connection) -> None:
+    """Stores written before a column was added get it (NULL in old rows)."""
+    have = {r[1] for r in db.execute("PRAGMA table_info(responses)")}
+    if "reasoning_tokens" not in have:
+        db.execute("ALTER TABLE responses ADD COLUMN reasoning_tokens INTEGER")

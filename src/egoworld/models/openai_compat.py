@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 from typing import Any
 
 import httpx
@@ -27,17 +28,21 @@ from egoworld.core.model import (
     TextPart,
     VideoPart,
 )
+from egoworld.models.adaptive import AdaptiveLimit
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 
 class _Retry(Exception):
-    def __init__(self, reason: str, wait: float | None = None, *, empty: bool = False):
+    def __init__(
+        self, reason: str, wait: float | None = None, *, empty: bool = False, throttle: bool = False
+    ):
         super().__init__(reason)
         self.reason = reason
         self.wait = wait
         self.empty = empty
+        self.throttle = throttle  # the server is overloaded (429, 5xx, timeout): lower the load
 
 
 class OpenAICompatModel(Model):
@@ -86,6 +91,11 @@ class OpenAICompatModel(Model):
         self.concurrency = concurrency
         self._client: httpx.AsyncClient | None = None
         self.media_cache = EncodedMediaCache()  # one data URL per image, not one per request
+        self.load = AdaptiveLimit(concurrency)  # requests in flight: AIMD on 429 / 5xx / slow replies
+
+    def load_figures(self) -> dict[str, Any]:
+        """Adaptive concurrency of this model's requests (mean in flight, throttled seconds), for run.json."""
+        return self.load.figures()
 
     def identity(self) -> dict[str, Any]:
         ident: dict[str, Any] = {"backend": self.backend, "model": self.model, "generation": self.generation}
@@ -145,9 +155,14 @@ class OpenAICompatModel(Model):
         last = "no attempt"
         empties = 0
         for attempt in range(self.max_retries + 1):
+            await self.load.acquire()
+            start = time.monotonic()
             try:
-                return await self._once(body)
+                gen = await self._once(body)
             except _Retry as exc:
+                self.load.release()
+                if exc.throttle:
+                    self.load.throttled(exc.wait)
                 last = exc.reason
                 empties += exc.empty
                 # an empty reply is rarely transient (greedy decoding repeats it): retry it at most twice
@@ -157,6 +172,13 @@ class OpenAICompatModel(Model):
                 if exc.wait is not None:
                     delay = max(delay, min(exc.wait, self.max_backoff))
                 await asyncio.sleep(delay)
+                continue
+            except BaseException:
+                self.load.release()
+                raise
+            self.load.release()
+            self.load.success(time.monotonic() - start)
+            return gen
         return self._give_up(last, self.max_retries + 1)
 
     @staticmethod
@@ -167,11 +189,13 @@ class OpenAICompatModel(Model):
         try:
             resp = await self.client().post("/chat/completions", json=body)
         except httpx.TimeoutException as exc:
-            raise _Retry(f"timeout after {self.timeout:g} s ({type(exc).__name__})") from exc
+            raise _Retry(f"timeout after {self.timeout:g} s ({type(exc).__name__})", throttle=True) from exc
         except httpx.TransportError as exc:
             raise _Retry(f"connection failed: {type(exc).__name__}: {exc}") from exc
         if resp.status_code in RETRY_STATUS:
-            raise _Retry(f"HTTP {resp.status_code}: {resp.text[:200]}", wait=_retry_after(resp))
+            raise _Retry(
+                f"HTTP {resp.status_code}: {resp.text[:200]}", wait=_retry_after(resp), throttle=True
+            )
         if resp.status_code >= 400:
             raise ModelError(f"HTTP {resp.status_code}: {resp.text[:500]}", retryable=False)
         try:
@@ -192,7 +216,15 @@ class OpenAICompatModel(Model):
             reasoning=reasoning if isinstance(reasoning, str) else None,
             finish_reason=choice.get("finish_reason"),
             served_model=data.get("model"),
+            reasoning_tokens=_reasoning_tokens(usage),
         )
+
+
+def _reasoning_tokens(usage: dict[str, Any]) -> int | None:
+    """``usage.completion_tokens_details.reasoning_tokens`` (OpenAI, vLLM) where the server reports it."""
+    details = usage.get("completion_tokens_details")
+    value = details.get("reasoning_tokens") if isinstance(details, dict) else None
+    return value if isinstance(value, int) else None
 
 
 def _retry_after(resp: httpx.Response) -> float | None:

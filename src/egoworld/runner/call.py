@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from egoworld.core.model import Generation, ImagePart, Model, ModelError, Request, VideoPart
+from egoworld.runner.response_cache import ResponseCache, cache_key, deterministic
 
 
 def media_bytes(request: Request) -> int:
@@ -18,12 +19,27 @@ def media_bytes(request: Request) -> int:
 
 
 async def call_and_store(
-    model: Model, request: Request, store: Any, *, permutation: str, epoch: int, summary: Any
+    model: Model,
+    request: Request,
+    store: Any,
+    *,
+    permutation: str,
+    epoch: int,
+    summary: Any,
+    cache: ResponseCache | None = None,
 ) -> Generation | None:
     """Send ``request``, write an ``ok`` or ``error`` row, count it in ``summary``; None when it failed.
 
-    A backend bug (any exception) is recorded as an error and retried on the next run, never fatal.
+    With a ``cache`` (`egoworld.runner.response_cache`) a deterministic request is answered from it when it
+    holds the reply, and an ok reply is added to it. A backend bug (any exception) is recorded as an error
+    and retried on the next run, never fatal.
     """
+    identity = model.identity() if cache is not None else {}
+    ckey = None
+    if cache is not None and deterministic(identity):
+        ckey = cache_key(identity, request, permutation=permutation, epoch=epoch)
+    elif cache is not None:
+        cache.counts.skipped += 1
     nbytes = media_bytes(request)
     store.put_request(
         request.key, {"messages": [m.describe() for m in request.messages], "media_bytes": nbytes}
@@ -39,7 +55,8 @@ async def call_and_store(
         "epoch": epoch,
     }
     try:
-        gen = await model.generate(request)
+        cached = cache.get(ckey) if cache is not None and ckey is not None else None
+        gen = cached or await model.generate(request)
     except ModelError as exc:
         reason = exc.reason
     except Exception as exc:
@@ -55,7 +72,10 @@ async def call_and_store(
             completion_tokens=gen.completion_tokens,
             finish_reason=gen.finish_reason,
             served_model=gen.served_model,
+            reasoning_tokens=gen.reasoning_tokens,
         )
+        if cache is not None and ckey is not None and cached is None:
+            cache.put(ckey, f"{identity.get('backend')}:{identity.get('model')}", gen)
         summary.ok += 1
         if gen.served_model:
             summary.served_models.add(gen.served_model)

@@ -17,6 +17,7 @@ from egoworld.core.model import Message, Model, Request
 from egoworld.core.schema import Sample
 from egoworld.core.store import ResponseStore
 from egoworld.runner.call import call_and_store
+from egoworld.runner.response_cache import ResponseCache
 from egoworld.runner.summary import RunSummary
 
 
@@ -36,6 +37,7 @@ class ChainRunner:
         self.identity = model.identity()
         self.ok_keys = store.ok_keys()
         self.sem = asyncio.Semaphore(max(1, concurrency))
+        self.cache: ResponseCache | None = None  # the response cache shared across runs (--cache)
 
     async def run_sample(self, sample: Sample, summary: RunSummary) -> None:
         chain: Chain = await asyncio.to_thread(self.plan.chain, sample)
@@ -67,7 +69,13 @@ class ChainRunner:
             self.golds[key] = step.gold
             async with self.sem:
                 gen = await call_and_store(
-                    self.model, request, self.store, permutation=step.label, epoch=0, summary=summary
+                    self.model,
+                    request,
+                    self.store,
+                    permutation=step.label,
+                    epoch=0,
+                    summary=summary,
+                    cache=self.cache,
                 )
             if gen is None:
                 summary.blocked += len(chain.steps) - i - 1

@@ -34,8 +34,10 @@ from egoworld.models.preflight import served_model_warning
 from egoworld.models.spec import create_model
 from egoworld.runner.chains import ChainRunner
 from egoworld.runner.config_file import recorded_command
+from egoworld.runner.figures import parse_price, usage_figures
 from egoworld.runner.inputs import InputSettings, check_media, open_inputs
 from egoworld.runner.ray_executor import execute_with_ray
+from egoworld.runner.response_cache import ResponseCache
 from egoworld.runner.summary import RunSummary
 from egoworld.runner.worker import Runner, clip_order
 
@@ -68,6 +70,9 @@ def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
         raise ValueError("--epochs must be at least 1")
     if cfg.executor not in ("local", "ray"):
         raise ValueError(f"--executor {cfg.executor!r}: expected local or ray")
+    if cfg.cache is not None and cfg.executor == "ray":
+        raise ValueError("--cache works with --executor local (Ray workers do not share the cache yet)")
+    parse_price(cfg.price)  # a bad --price fails before any request is sent
     mode = parse_mode(str(cfg.permutations))
     bench = load_benchmark(cfg.bench)
     plan = planned_chains(bench, cfg)
@@ -113,6 +118,8 @@ def _run_locked(
     summary = RunSummary(out=out, planned=len(items))
     start = time.perf_counter()
     counts: dict[str, int] = {}
+    usage: dict[str, Any] = {}
+    cache = ResponseCache(cfg.cache) if cfg.cache is not None else None
     try:
         store = ResponseStore(out / STORE_FILE, expect_data=stored_before)
         try:
@@ -125,16 +132,20 @@ def _run_locked(
                 inputs = open_inputs(bench, settings)
                 try:
                     runner = Runner(cfg, bench, model, store, inputs)
+                    runner.cache = cache
                     asyncio.run(_drive(runner, items, summary, cfg.progress, resumed=previous))
                 finally:
                     inputs.close()
         finally:
+            summary.seconds = time.perf_counter() - start
             counts = store.counts()
+            usage = usage_figures(store, summary, cfg.price)
             store.close()
+            if cache is not None:
+                cache.close()
     except BaseException as exc:
         mark_failed(out, manifest, exc)
         raise
-    summary.seconds = time.perf_counter() - start
     manifest["status"] = "complete" if summary.errors == 0 and summary.blocked == 0 else "incomplete"
     manifest["served_models"] = sorted(summary.served_models)
     warning = served_model_warning(
@@ -144,8 +155,21 @@ def _run_locked(
     manifest["warnings"] = summary.warnings
     manifest["media_bytes_per_request"] = summary.payload()
     manifest["counts"] = {"planned": summary.planned, **{k: v for k, v in counts.items() if k != "planned"}}
+    _end_figures(manifest, usage, cache, model)
     write_json(out / RUN_MANIFEST, manifest)
     return summary
+
+
+def _end_figures(
+    manifest: dict[str, Any], usage: dict[str, Any], cache: ResponseCache | None, model: Model
+) -> None:
+    """Token totals, throughput and cost; cache hits; the adaptive-concurrency figures of a server model."""
+    manifest["usage"] = usage
+    if cache is not None:
+        manifest["cache"] = cache.counts.as_dict(cache.folder)
+    load = getattr(model, "load_figures", None)
+    if callable(load):
+        manifest["concurrency"] = load()
 
 
 def planned_chains(bench: Benchmark, cfg: RunConfig) -> ChainPlan | None:
@@ -213,21 +237,27 @@ def _run_chains_locked(
     summary = RunSummary(out=out, samples=len(plan.samples))
     start = time.perf_counter()
     store = ResponseStore(out / STORE_FILE)
+    cache = ResponseCache(cfg.cache) if cfg.cache is not None else None
     try:
         store.reset_plan()
         runner = ChainRunner(plan, model, store, cfg.concurrency, golds)
+        runner.cache = cache
         asyncio.run(_drive_chains(runner, summary, cfg.progress))
+        summary.seconds = time.perf_counter() - start
         cost = run_cost(store)
         counts = store.counts()
+        usage = usage_figures(store, summary, cfg.price)
     finally:
         store.close()
-    summary.seconds = time.perf_counter() - start
+        if cache is not None:
+            cache.close()
     manifest.update(
         status="complete" if summary.errors == 0 and summary.blocked == 0 else "incomplete",
         served_models=sorted(summary.served_models),
         counts=counts,
         cost=cost,
     )
+    _end_figures(manifest, usage, cache, model)
     warning = served_model_warning(
         str(model.identity().get("model", "")), summary.served_models, "answered as"
     )

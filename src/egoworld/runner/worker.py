@@ -19,6 +19,7 @@ from egoworld.core.run_config import RunConfig
 from egoworld.core.store import ResponseStore
 from egoworld.runner.call import call_and_store
 from egoworld.runner.inputs import InputSettings, MediaInputs
+from egoworld.runner.response_cache import ResponseCache
 from egoworld.runner.summary import RunSummary
 from egoworld.scoring.extract import extract_answer
 
@@ -38,6 +39,7 @@ class Runner:
         self.ok_keys = store.ok_keys()
         self._preflight: asyncio.Future[list[str]] | None = None
         self.warnings: list[str] = []
+        self.cache: ResponseCache | None = None  # the response cache shared across runs (--cache)
 
     async def preflight(self) -> None:
         """Check the model once, before the first request that must be sent (none on a finished run);
@@ -120,7 +122,13 @@ class Runner:
             return True
         await self.preflight()
         gen = await call_and_store(
-            self.model, request, self.store, permutation=pid, epoch=item.epoch, summary=summary
+            self.model,
+            request,
+            self.store,
+            permutation=pid,
+            epoch=item.epoch,
+            summary=summary,
+            cache=self.cache,
         )
         if gen is None:
             return False

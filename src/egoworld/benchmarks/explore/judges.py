@@ -235,6 +235,7 @@ class OpenAIJudge(Judge):
         backoff: float = 0.5,
         max_backoff: float = 30.0,
         invalid_retries: int = 2,
+        cache: str | None = None,
     ):
         from egoworld.models.openai_compat import OpenAICompatModel
 
@@ -262,6 +263,10 @@ class OpenAIJudge(Judge):
         self.invalid_retries = max(0, invalid_retries)
         self.cache_path = Path(cache_path) if cache_path else None
         self._store: Any = None
+        #: the response cache shared across runs (``cache=DIR``, as `egoworld run --cache`), consulted after
+        #: the run folder's own judge store; deterministic judges only (temperature 0 or a seed)
+        self.shared_dir = Path(cache) if cache else None
+        self._shared: Any = None
         self._checked = False
         self.warnings: list[str] = []
         # fixed at creation: a later fallback (dropping a rejected field) must not change cache keys mid-run
@@ -277,6 +282,19 @@ class OpenAIJudge(Judge):
 
             self._store = ResponseStore(self.cache_path)
         return self._store
+
+    @property
+    def shared(self) -> Any:
+        from egoworld.runner.response_cache import ResponseCache, deterministic
+
+        if self._shared is None and self.shared_dir is not None and deterministic(self._identity):
+            self._shared = ResponseCache(self.shared_dir)
+        return self._shared
+
+    def _shared_key(self, req: Request, kind: str) -> str:
+        from egoworld.runner.response_cache import cache_key
+
+        return cache_key(self._identity, req, permutation=kind, epoch=0)
 
     def request(self, item: JudgeItem) -> Request:
         messages = (
@@ -314,6 +332,16 @@ class OpenAIJudge(Judge):
                 if value is not None:
                     done[key] = JudgeResult(score=value, status="ok", raw=row.raw, cached=True)
                     self.stats.cached += 1
+        if self.shared is not None:
+            for key, (req, kind) in unique.items():
+                if key in done:
+                    continue
+                gen = self.shared.get(self._shared_key(req, kind))
+                value = parse_score(gen.text) if gen is not None else None
+                if gen is not None and value is not None:
+                    self._record(req, kind, "ok", gen.text, None, gen)
+                    done[key] = JudgeResult(score=value, status="ok", raw=gen.text, cached=True)
+                    self.stats.cached += 1
         if not self._checked and any(key not in done for key in unique):
             self._checked = True  # one connection check before the first call: an unreachable judge is fatal
             self.warnings.extend(await self.model.preflight())
@@ -343,6 +371,8 @@ class OpenAIJudge(Judge):
             value = parse_score(gen.text)
             if value is not None:
                 self._record(req, kind, "ok", gen.text, None, gen)
+                if self.shared is not None:
+                    self.shared.put(self._shared_key(req, kind), self.spec.split(",")[0], gen)
                 return JudgeResult(value, "ok", gen.text, attempt)
             self.stats.invalid_replies += 1
             reason = f"no valid 0-5 score in reply {gen.text[:80]!r}"
@@ -375,12 +405,15 @@ class OpenAIJudge(Judge):
         if self._store is not None:
             self._store.close()
             self._store = None
+        if self._shared is not None:
+            self._shared.close()
+            self._shared = None
 
 
 # -- specs ----------------------------------------------------------------------------------------------------
 _INT = {"max_tokens", "concurrency", "max_retries", "invalid_retries"}
 _FLOAT = {"temperature", "timeout", "backoff", "max_backoff"}
-_STR = {"base_url", "api_key_env", "revision", "thinking"}
+_STR = {"base_url", "api_key_env", "revision", "thinking", "cache"}
 
 
 def parse_judge_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
