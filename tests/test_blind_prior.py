@@ -21,9 +21,9 @@ def _prior_vs_chance(bench_root: Path, out: Path) -> dict[str, tuple[float, floa
     scores = score_run(out)
     got = {}
     for task, info in bench.manifest.tasks.items():
-        if info.chance is None or task not in scores["tasks"]:
+        if info.chance is None or "accuracy" not in scores["tasks"].get(task, {}):
             continue
-        got[task] = (float(scores["tasks"][task]["score"]), float(info.chance))
+        got[task] = (float(scores["tasks"][task]["accuracy"]), float(info.chance))
     return got
 
 
