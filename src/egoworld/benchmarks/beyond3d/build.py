@@ -39,7 +39,12 @@ from egoworld.benchmarks.beyond3d.build_common import (
     source_hashes,
 )
 from egoworld.benchmarks.beyond3d.detections import DetectionTable
-from egoworld.benchmarks.beyond3d.fixtures import counter_area_labels, fixture_options
+from egoworld.benchmarks.beyond3d.fixtures import (
+    counter_area_labels,
+    fixture_options,
+    max_options,
+    release_option_counts,
+)
 from egoworld.benchmarks.beyond3d.letters import balance_letters, letter_counts
 from egoworld.benchmarks.beyond3d.questions import (
     EpisodeContext,
@@ -256,6 +261,7 @@ def _samples(contexts: list[EpisodeContext], sel, controls, tasks: list[str], se
         (c.episode, c.query_s, c.obj, 1, c) for c in controls
     ]
     out: list[Sample] = []
+    nf = _option_counts(contexts, sel.anchors, seed) if NEAREST_FIXTURE in tasks else {}
     for _, _, _, kind, c in sorted(items, key=lambda x: x[:4]):
         ctx = contexts[c.episode]
         if kind == 1:
@@ -263,9 +269,20 @@ def _samples(contexts: list[EpisodeContext], sel, controls, tasks: list[str], se
         else:
             out += trajectory_samples(
                 ctx, c, tasks=tuple(tasks), seed=seed, oo_cell=sel.oo_cell.get(c.id),
-                lv_rank=sel.lv_rank.get(c.id), lp_rank=sel.lp_rank.get(c.id),
+                lv_rank=sel.lv_rank.get(c.id), lp_rank=sel.lp_rank.get(c.id), nf_options=nf.get(c.id),
             )  # fmt: skip
     return out
+
+
+def _option_counts(contexts: list[EpisodeContext], anchors, seed: int) -> dict:
+    """Nearest Fixture options per anchor in the official release's 3 / 5 mix (chance 22.7 %)."""
+    maxima = {}
+    for c in anchors:
+        ctx = contexts[c.episode]
+        gold = fixture_at(ctx, c)
+        if gold is not None:
+            maxima[c.id] = max_options(ctx.episode.fixtures, gold, ctx.counter_labels)
+    return release_option_counts(maxima, seeded_rng(seed, "nearest-fixture-options"))
 
 
 def balance_summary(samples: Sequence[Sample]) -> dict:

@@ -4,9 +4,10 @@ The paper names counter surfaces by neutral landmarks ("counter area between the
 and uses fixture categories otherwise. A fixture may carry its own label in ``meta["area_label"]``;
 counters without one are named automatically from the two nearest non-counter landmarks (made unique
 within the kitchen). Counter placements ask "which counter area": counters told apart only by an
-ordinal form one area, as in the official release, and a question shows 3 or 5 areas as the official one
-does (5 when the kitchen has 5 or more areas, else 3; 2 in a kitchen with only 2); other placements ask
-"which fixture type" (5 types of the same kitchen).
+ordinal form one area, as in the official release; other placements ask "which fixture type" (types of
+the same kitchen). A question shows 3 or 5 options as the official ones do; `release_option_counts` gives a
+build the release's mix (3 options in 20.25 % of the questions, so chance 22.7 %): a counter placement in
+a kitchen with fewer than 5 areas that is to show 5 options asks for the fixture type instead.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ _ORDINAL = re.compile(r" \((?:first|second|third|fourth|fifth|#\d+)\)$")
 #: option counts of the official counter-area questions
 COUNTER_OPTION_COUNTS = (3, 5)
 FIXTURE_TYPE_OPTIONS = 5
+#: share of 3-option questions in the official release: chance 22.7 % = p / 3 + (1 - p) / 5 → p = 0.2025
+RELEASE_THREE_SHARE = 0.2025
 
 
 def type_label(kind: str) -> str:
@@ -132,23 +135,73 @@ def counter_option_count(areas: int) -> int:
     return max(fitting) if fitting else areas
 
 
-def fixture_options(
-    fixtures: Sequence[Fixture], gold: Fixture, rng: random.Random, labels: dict[str, str] | None = None
-) -> tuple[str, list[str], list[str], int] | None:
-    """(variant, option labels, option fixture ids or types, gold index) for a placement on ``gold``;
-    None when the kitchen offers fewer than 2 options. ``labels``: precomputed `counter_area_labels`."""
-    if is_counter(gold):
+def _others(
+    fixtures: Sequence[Fixture], gold: Fixture, labels: dict[str, str] | None, variant: str
+) -> tuple[list[str], dict[str, str]]:
+    """(the other option names, counter id → area) of ``variant`` for a placement on ``gold``."""
+    if variant == "counter":
+        if not is_counter(gold):
+            return [], {}
         labels = labels if labels else counter_area_labels(fixtures)
         area = {cid: area_name(lab) for cid, lab in labels.items()}
-        others = sorted(set(area.values()) - {area[gold.id]})
-        if others:
-            rng.shuffle(others)
-            chosen = others[: counter_option_count(len(others) + 1) - 1]
-            ids = [gold.id, *(min(c for c in area if area[c] == name) for name in chosen)]
-            return "counter", [area[gold.id], *chosen], ids, 0
-    kinds = sorted({f.type for f in fixtures if f.type not in IGNORED} - {gold.type})
-    if not kinds:
+        return sorted(set(area.values()) - {area[gold.id]}), area
+    return sorted({f.type for f in fixtures if f.type not in IGNORED} - {gold.type}), {}
+
+
+def _variant_max(
+    fixtures: Sequence[Fixture], gold: Fixture, labels: dict[str, str] | None, variant: str
+) -> int:
+    others, _ = _others(fixtures, gold, labels, variant)
+    if not others:
+        return 0
+    if variant == "type":
+        return min(len(others) + 1, FIXTURE_TYPE_OPTIONS)
+    return counter_option_count(len(others) + 1)
+
+
+def max_options(fixtures: Sequence[Fixture], gold: Fixture, labels: dict[str, str] | None = None) -> int:
+    """The most options (3 or 5, fewer in a small kitchen) a question about ``gold`` can show: a counter
+    placement asks for the counter area, or for the fixture type where its kitchen has too few areas."""
+    return max(_variant_max(fixtures, gold, labels, v) for v in ("counter", "type"))
+
+
+def release_option_counts(
+    maxima: dict[str, int], rng: random.Random, share: float = RELEASE_THREE_SHARE
+) -> dict[str, int]:
+    """Options per question (key → 3 or 5) with exactly ``round(share · n)`` 3-option questions when the
+    kitchens allow it: questions that cannot show 5 keep their maximum, then seeded others get 3."""
+    counts = {k: min(m, FIXTURE_TYPE_OPTIONS) for k, m in maxima.items()}
+    want = round(share * len(counts)) - sum(1 for m in counts.values() if m <= 3)
+    free = sorted(k for k, m in counts.items() if m == FIXTURE_TYPE_OPTIONS)
+    rng.shuffle(free)
+    for k in free[: max(want, 0)]:
+        counts[k] = 3
+    return counts
+
+
+def fixture_options(
+    fixtures: Sequence[Fixture],
+    gold: Fixture,
+    rng: random.Random,
+    labels: dict[str, str] | None = None,
+    options: int | None = None,
+) -> tuple[str, list[str], list[str], int] | None:
+    """(variant, option labels, option fixture ids or types, gold index) for a placement on ``gold``;
+        None when the kitchen offers fewer than 2 options. ``labels``: precomputed `counter_area_labels`;
+        ``options``: how many to show (capped by `max_options`; a counter placement whose kitchen has too
+    few areas for them asks for the fixture type); default: all areas the official rule shows."""
+    counter = _variant_max(fixtures, gold, labels, "counter")
+    want = options or counter or FIXTURE_TYPE_OPTIONS
+    wider = _variant_max(fixtures, gold, labels, "type") > counter
+    variant = "counter" if counter and (counter >= want or not wider) else "type"
+    others, area = _others(fixtures, gold, labels, variant)
+    if not others:
         return None
-    rng.shuffle(kinds)
-    chosen = [gold.type, *kinds[: FIXTURE_TYPE_OPTIONS - 1]]
-    return "type", [type_label(k) for k in chosen], chosen, 0
+    n = min(want, _variant_max(fixtures, gold, labels, variant))
+    rng.shuffle(others)
+    chosen = others[: n - 1]
+    if variant == "counter":
+        ids = [gold.id, *(min(c for c in area if area[c] == name) for name in chosen)]
+        return "counter", [area[gold.id], *chosen], ids, 0
+    kinds = [gold.type, *chosen]
+    return "type", [type_label(k) for k in kinds], kinds, 0

@@ -162,8 +162,10 @@ def trajectory_samples(
     oo_cell: tuple[int, int] | None,
     lv_rank: int | None,
     lp_rank: int | None,
+    nf_options: int | None = None,
 ) -> list[Sample]:
-    """The steps of an out-of-sight anchor, in step order, each depending on the earlier ones."""
+    """The steps of an out-of-sight anchor, in step order, each depending on the earlier ones;
+    ``nf_options``: how many Nearest Fixture options to show (default: as many as the kitchen allows)."""
     ep = ctx.episode
     obj = ep.objects[c.obj]
     name = display_name(obj)
@@ -211,7 +213,9 @@ def trajectory_samples(
     if NEAREST_FIXTURE in tasks:
         sid = f"{traj}-{NEAREST_FIXTURE}"
         gold = fixture_at(ctx, c)
-        opts = fixture_options(ep.fixtures, gold, seeded_rng(seed, sid, "fixtures"), ctx.counter_labels)
+        opts = fixture_options(
+            ep.fixtures, gold, seeded_rng(seed, sid, "fixtures"), ctx.counter_labels, nf_options
+        )
         variant, labels, keys, gi = opts
         choices, answer, keys_s = _shuffled(labels, keys, gi, sid, seed)
         meta = {"variant": variant, "gold_fixture": gold.id, "choice_fixtures": keys_s}
