@@ -38,8 +38,9 @@ with FakeOpenAIServer(fault=fault, slow_seconds=3.0) as srv:
 """
 
 
-def one(n_requests: int) -> dict:
-    """Run ``n_requests`` (rounded up to whole questions) and count the store."""
+def one(n_requests: int, folder: Path | None = None) -> dict:
+    """Run ``n_requests`` (rounded up to whole questions) and count the store (in ``folder``, else a
+    temporary folder)."""
     from benchmarks_factory import balanced_mc_bench
     from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
@@ -49,7 +50,7 @@ def one(n_requests: int) -> dict:
     )
     url = server.stdout.readline().strip()
     try:
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory(dir=folder) as tmp:
             n_q = -(-n_requests // ORDERS)
             bench = balanced_mc_bench(Path(tmp) / "b", n_mc=n_q, n_int=0)
             cfg = RunConfig(

@@ -11,12 +11,12 @@ import pytest
 pytestmark = pytest.mark.slow
 
 
-def test_ten_thousand_requests_with_faults_lose_and_duplicate_nothing():
+def test_ten_thousand_requests_with_faults_lose_and_duplicate_nothing(tmp_path: Path):
     path = Path(__file__).resolve().parents[2] / "bench" / "soak.py"
     spec = importlib.util.spec_from_file_location("soak", path)
     soak = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(soak)
-    result = soak.one(10_000)
+    result = soak.one(10_000, tmp_path)
     assert result["requests"] >= 10_000
     assert result["lost"] == 0 and result["duplicated"] == 0, result
     assert result["rows_written"] == result["requests"], result
