@@ -49,7 +49,9 @@ def run_cell(campaign: Path, cell: Cell, attempts: int, backoff_s: float) -> dic
     config = _cell_config(cell, campaign / "cells")
     error = None
     for attempt in range(1, attempts + 1):
-        write_state(campaign, cell.name, status="running", pid=os.getpid(), attempts=attempt, run=str(run_dir))
+        write_state(
+            campaign, cell.name, status="running", pid=os.getpid(), attempts=attempt, run=str(run_dir)
+        )
         steps = (
             ["run", "--config", str(config), "--out", str(run_dir)],
             ["score", "--run", str(run_dir)],
@@ -74,8 +76,13 @@ def run_sweep(sweep: Sweep, campaign: Path, *, default_budget: int = 2) -> list[
     campaign.mkdir(parents=True, exist_ok=True)
     write_text(
         campaign / "campaign.json",
-        json.dumps({"cells": [{"name": c.name, "server": c.server, "options": c.options} for c in sweep.cells]},
-                   indent=2, sort_keys=True, default=str) + "\n",
+        json.dumps(
+            {"cells": [{"name": c.name, "server": c.server, "options": c.options} for c in sweep.cells]},
+            indent=2,
+            sort_keys=True,
+            default=str,
+        )
+        + "\n",
     )
     for cell in sweep.cells:
         if read_state(campaign, cell.name)["status"] == "pending":

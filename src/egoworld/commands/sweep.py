@@ -32,7 +32,10 @@ def run_sweep_report(plan, out: Path, budget: int) -> list[dict]:  # type: ignor
 
     states = run_sweep(plan, out, default_budget=budget)
     for s in states:
-        print(f"{s['status']:>8}  {s['name']}  attempts={s['attempts']}" + (f"  {s['error']}" if s["error"] else ""))
+        print(
+            f"{s['status']:>8}  {s['name']}  attempts={s['attempts']}"
+            + (f"  {s['error']}" if s["error"] else "")
+        )
     return states
 
 
@@ -48,6 +51,9 @@ def sweep_status(
     if not states:
         fail(f"{campaign}: no cells there (is it a campaign folder written by `egoworld sweep`?)")
     for s in states:
-        print(f"{s['status']:>11}  {s['name']}  attempts={s['attempts']}" + (f"  {s['error']}" if s["error"] else ""))
+        print(
+            f"{s['status']:>11}  {s['name']}  attempts={s['attempts']}"
+            + (f"  {s['error']}" if s["error"] else "")
+        )
     counts = Counter(s["status"] for s in states)
     print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
