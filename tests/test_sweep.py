@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from openai_test_server import FakeOpenAIServer
 
 from egoworld.core.bench_folder import save_benchmark
 from egoworld.core.schema import Sample, TaskInfo
+from openai_test_server import FakeOpenAIServer
 
 CLI = "from egoworld.cli import main; main()"
 WORDS = ("apple", "pear", "plum", "fig")
@@ -107,6 +107,36 @@ def test_sweep_kill9_resume_matches_uninterrupted(tmp_path: Path) -> None:
             check=True,
         )
         assert "8 done" in final.stdout
+        _check_leaderboard(clean)
+
+
+def _check_leaderboard(campaign: Path) -> None:
+    """The leaderboard of b1 equals the table recomputed here from each run's scores.jsonl."""
+    runs = sorted(p for p in (campaign / "runs").iterdir() if "__b1__" in p.name)
+    means = {}
+    for run in runs:
+        per_sample: dict[str, list] = {}
+        for line in (run / "scores.jsonl").read_text().splitlines():
+            r = json.loads(line)
+            per_sample.setdefault(r["sample"], [r["task"], []])[1].append(r["score"])
+        tasks = {}
+        for task, scores in per_sample.values():
+            tasks.setdefault(task, []).append(sum(scores) / len(scores))
+        values = [100 * sum(v) / len(v) for _, v in sorted(tasks.items())]
+        means[run.name] = [round(v, 1) for v in values] + [round(sum(values) / len(values), 1)]
+    md = subprocess.run([sys.executable, "-c", CLI, "leaderboard", str(campaign)], capture_output=True,
+                        text=True, check=True).stdout
+    tex = subprocess.run([sys.executable, "-c", CLI, "leaderboard", str(campaign), "--format", "latex"],
+                         capture_output=True, text=True, check=True).stdout
+    for name, values in means.items():
+        cols = [c.strip().strip("*").replace("<u>", "").replace("</u>", "") for c in
+                next(ln for ln in md.splitlines() if ln.startswith(f"| {name} |")).split("|")[2:-1]]
+        assert [float(c) for c in cols] == values
+        row = next(ln for ln in tex.splitlines() if ln.startswith(name.replace("_", r"\_")))
+        nums = [float(x.strip().removeprefix(r"\textbf{").removeprefix(r"\underline{").rstrip("}").rstrip(" \\"))
+                for x in row.split("&")[1:]]
+        assert nums == values
+    assert r"\toprule" in tex and r"\bottomrule" in tex
 
 
 def test_sweep_refuses_an_unknown_run_option(tmp_path: Path) -> None:
