@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -124,17 +125,24 @@ def _check_leaderboard(campaign: Path) -> None:
             tasks.setdefault(task, []).append(sum(scores) / len(scores))
         values = [100 * sum(v) / len(v) for _, v in sorted(tasks.items())]
         means[run.name] = [round(v, 1) for v in values] + [round(sum(values) / len(values), 1)]
-    md = subprocess.run([sys.executable, "-c", CLI, "leaderboard", str(campaign)], capture_output=True,
-                        text=True, check=True).stdout
-    tex = subprocess.run([sys.executable, "-c", CLI, "leaderboard", str(campaign), "--format", "latex"],
-                         capture_output=True, text=True, check=True).stdout
+    md = subprocess.run(
+        [sys.executable, "-c", CLI, "leaderboard", str(campaign)], capture_output=True, text=True, check=True
+    ).stdout
+    tex = subprocess.run(
+        [sys.executable, "-c", CLI, "leaderboard", str(campaign), "--format", "latex"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     for name, values in means.items():
-        cols = [c.strip().strip("*").replace("<u>", "").replace("</u>", "") for c in
-                next(ln for ln in md.splitlines() if ln.startswith(f"| {name} |")).split("|")[2:-1]]
+        cols = [
+            c.strip().strip("*").replace("<u>", "").replace("</u>", "")
+            for c in next(ln for ln in md.splitlines() if ln.startswith(f"| {name} |")).split("|")[2:-1]
+        ]
         assert [float(c) for c in cols] == values
         row = next(ln for ln in tex.splitlines() if ln.startswith(name.replace("_", r"\_")))
-        nums = [float(x.strip().removeprefix(r"\textbf{").removeprefix(r"\underline{").rstrip("}").rstrip(" \\"))
-                for x in row.split("&")[1:]]
+        nums = [float(re.search(r"\d+\.\d", x).group()) for x in row.split("&")[1:]]
+        ]
         assert nums == values
     assert r"\toprule" in tex and r"\bottomrule" in tex
 

@@ -56,7 +56,9 @@ def markdown(runs: list[Path]) -> str:
     cols, body, shared, dropped = table(runs)
     lines = []
     if dropped:
-        lines.append(f"> **Warning: the runs cover different questions; {dropped} left out, {shared} compared.**\n")
+        lines.append(
+            f"> **Warning: the runs cover different questions; {dropped} left out, {shared} compared.**\n"
+        )
     lines += ["| run | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
     for name, values in body:
         cells = []
@@ -70,12 +72,22 @@ def markdown(runs: list[Path]) -> str:
 def latex(runs: list[Path]) -> str:
     cols, body, _, _ = table(runs)
     esc = lambda s: s.replace("_", r"\_")  # noqa: E731
-    lines = [r"\begin{tabular}{l" + "r" * len(cols) + "}", r"\toprule",
-             "Run & " + " & ".join(esc(c) for c in cols) + r" \\", r"\midrule"]
+    lines = [
+        r"\begin{tabular}{l" + "r" * len(cols) + "}",
+        r"\toprule",
+        "Run & " + " & ".join(esc(c) for c in cols) + r" \\",
+        r"\midrule",
+    ]
     for name, values in body:
         cells = []
         for i, v in enumerate(values):
             best, second = _ranks(body, i)
-            cells.append(rf"\textbf{{{v:.1f}}}" if v == best else rf"\underline{{{v:.1f}}}" if v == second else f"{v:.1f}")
+            cells.append(
+                rf"\textbf{{{v:.1f}}}"
+                if v == best
+                else rf"\underline{{{v:.1f}}}"
+                if v == second
+                else f"{v:.1f}"
+            )
         lines.append(esc(name) + " & " + " & ".join(cells) + r" \\")
     return "\n".join([*lines, r"\bottomrule", r"\end{tabular}"]) + "\n"

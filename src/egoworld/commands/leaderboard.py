@@ -11,14 +11,18 @@ from egoworld.core.errors import fail
 
 
 def leaderboard(
-    campaign: Annotated[Path | None, typer.Argument(help="Campaign folder written by `egoworld sweep run`.")] = None,
+    campaign: Annotated[
+        Path | None, typer.Argument(help="Campaign folder written by `egoworld sweep run`.")
+    ] = None,
     run: Annotated[list[Path] | None, typer.Option("--run", help="Run folder (repeatable).")] = None,
     fmt: Annotated[str, typer.Option("--format", help="markdown | latex")] = "markdown",
 ) -> None:
     """Scores of runs side by side over their shared questions; best bold, second underlined."""
     from egoworld.campaign.leaderboard import by_benchmark, latex, markdown
 
-    runs = list(run or []) + (sorted(p for p in (campaign / "runs").iterdir() if p.is_dir()) if campaign else [])
+    runs = list(run or []) + (
+        sorted(p for p in (campaign / "runs").iterdir() if p.is_dir()) if campaign else []
+    )
     runs = [r for r in runs if (r / "scores.jsonl").is_file()]
     if not runs:
         fail("no scored run folders given (pass a campaign folder or --run RUN)")
