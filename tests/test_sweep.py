@@ -142,7 +142,6 @@ def _check_leaderboard(campaign: Path) -> None:
         assert [float(c) for c in cols] == values
         row = next(ln for ln in tex.splitlines() if ln.startswith(name.replace("_", r"\_")))
         nums = [float(re.search(r"\d+\.\d", x).group()) for x in row.split("&")[1:]]
-        ]
         assert nums == values
     assert r"\toprule" in tex and r"\bottomrule" in tex
 
