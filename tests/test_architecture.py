@@ -27,6 +27,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("view",),
     ("report",),
     ("interchange",),
+    ("campaign",),
     ("perception",),
     ("demo",),
     ("commands", "cli_examples"),

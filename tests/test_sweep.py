@@ -1,0 +1,189 @@
+"""`egoworld sweep`: 2 models × 2 benchmarks × 2 settings against two 127.0.0.1 servers, one failing some
+requests; killed with kill -9 mid-sweep and resumed to the same scores as a sweep never interrupted."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from egoworld.core.bench_folder import save_benchmark
+from egoworld.core.schema import Sample, TaskInfo
+from openai_test_server import FakeOpenAIServer
+
+CLI = "from egoworld.cli import main; main()"
+WORDS = ("apple", "pear", "plum", "fig")
+
+
+def _bench(root: Path, name: str, n: int) -> Path:
+    samples = [
+        Sample(
+            id=f"{name}-{t}-{i}",
+            benchmark="toy",
+            task=t,
+            episode=f"e{i % 3}",
+            cluster=f"e{i % 3}",
+            question=f"[{name}] Which fruit is '{WORDS[(i + k) % 4]}' ({t} {i})?",
+            answer_type="choice",
+            choices=WORDS,
+            answer=(i + k) % 4,
+        )
+        for k, t in enumerate(("PICK", "NAME"))
+        for i in range(n)
+    ]
+    tasks = {t: TaskInfo(answer_type="choice", metric="accuracy", chance=25.0) for t in ("PICK", "NAME")}
+    save_benchmark(root / name, name="toy", tasks=tasks, samples=samples, seed=0)
+    return root / name
+
+
+def _sweep_file(tmp: Path, a: str, b: str, benches: list[Path]) -> Path:
+    spec = {
+        "defaults": {"setting": "text", "concurrency": 4},
+        "models": [
+            {"name": "m-a", "model": "openai:fake-vlm-1", "base_url": a, "budget": 2},
+            {"name": "m-b", "model": "openai:fake-vlm-1", "base_url": b, "budget": 1},
+        ],
+        "benchmarks": [{"name": p.name, "bench": str(p)} for p in benches],
+        "settings": [{"name": "plain"}, {"name": "orders2", "permutations": "2"}],
+        "retry": {"attempts": 3, "backoff_s": 0.1},
+    }
+    path = tmp / "sweep.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    return path
+
+
+def _scores(campaign: Path) -> dict[str, list]:
+    out = {}
+    for run in sorted((campaign / "runs").iterdir()):
+        rows = [json.loads(ln) for ln in (run / "scores.jsonl").read_text().splitlines() if ln.strip()]
+        out[run.name] = sorted(json.dumps(r, sort_keys=True) for r in rows)
+    return out
+
+
+def _fault(prompt: str) -> str | None:
+    return "500-once" if hash(prompt) % 5 == 0 else ("429-once" if hash(prompt) % 7 == 0 else None)
+
+
+@pytest.mark.slow
+def test_sweep_kill9_resume_matches_uninterrupted(tmp_path: Path) -> None:
+    benches = [_bench(tmp_path, "b1", 12), _bench(tmp_path, "b2", 12)]
+    with FakeOpenAIServer() as a, FakeOpenAIServer(fault=_fault, delay=0.02) as b:
+        spec = _sweep_file(tmp_path, a.base_url, b.base_url, benches)
+        clean = tmp_path / "clean"
+        subprocess.run(
+            [sys.executable, "-c", CLI, "sweep", "run", str(spec), "--out", str(clean)], check=True
+        )
+
+        killed = tmp_path / "killed"
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CLI, "sweep", "run", str(spec), "--out", str(killed)],
+            start_new_session=True,
+        )
+        deadline = time.time() + 60
+        while time.time() < deadline and not list((killed / "runs").glob("*/scores.jsonl")):
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        status = subprocess.run(
+            [sys.executable, "-c", CLI, "sweep", "status", str(killed)], capture_output=True, text=True
+        )
+        assert status.returncode == 0 and ("interrupted" in status.stdout or "pending" in status.stdout)
+        subprocess.run(
+            [sys.executable, "-c", CLI, "sweep", "run", str(spec), "--out", str(killed)], check=True
+        )
+        assert len(_scores(clean)) == 8
+        assert _scores(killed) == _scores(clean)
+        final = subprocess.run(
+            [sys.executable, "-c", CLI, "sweep", "status", str(killed)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert "8 done" in final.stdout
+        _check_leaderboard(clean)
+
+
+def _check_leaderboard(campaign: Path) -> None:
+    """The leaderboard of b1 equals the table recomputed here from each run's scores.jsonl."""
+    runs = sorted(p for p in (campaign / "runs").iterdir() if "__b1__" in p.name)
+    means = {}
+    for run in runs:
+        per_sample: dict[str, list] = {}
+        for line in (run / "scores.jsonl").read_text().splitlines():
+            r = json.loads(line)
+            per_sample.setdefault(r["sample"], [r["task"], []])[1].append(r["score"])
+        tasks = {}
+        for task, scores in per_sample.values():
+            tasks.setdefault(task, []).append(sum(scores) / len(scores))
+        values = [100 * sum(v) / len(v) for _, v in sorted(tasks.items())]
+        means[run.name] = [round(v, 1) for v in values] + [round(sum(values) / len(values), 1)]
+    md = subprocess.run(
+        [sys.executable, "-c", CLI, "leaderboard", str(campaign)], capture_output=True, text=True, check=True
+    ).stdout
+    tex = subprocess.run(
+        [sys.executable, "-c", CLI, "leaderboard", str(campaign), "--format", "latex"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for name, values in means.items():
+        cols = [
+            c.strip().strip("*").replace("<u>", "").replace("</u>", "")
+            for c in next(ln for ln in md.splitlines() if ln.startswith(f"| {name} |")).split("|")[2:-1]
+        ]
+        assert [float(c) for c in cols] == values
+        row = next(ln for ln in tex.splitlines() if ln.startswith(name.replace("_", r"\_")))
+        nums = [float(re.search(r"\d+\.\d", x).group()) for x in row.split("&")[1:]]
+        assert nums == values
+    assert r"\toprule" in tex and r"\bottomrule" in tex
+
+
+def test_sweep_refuses_an_unknown_run_option(tmp_path: Path) -> None:
+    bench = _bench(tmp_path, "b1", 2)
+    spec = {
+        "models": [{"name": "r", "model": "random"}],
+        "benchmarks": [{"name": "b1", "bench": str(bench)}],
+        "settings": [{"name": "s", "frame_budgt": 8}],
+    }
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-c", CLI, "sweep", "run", str(path), "--out", str(tmp_path / "c")],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode != 0 and "frame_budgt" in proc.stderr
+
+
+def test_sweep_records_a_failed_cell_with_its_reason(tmp_path: Path) -> None:
+    bench = _bench(tmp_path, "b1", 2)
+    spec = {
+        "models": [{"name": "dead", "model": "openai:x", "base_url": "http://127.0.0.1:9/v1"}],
+        "benchmarks": [{"name": "b1", "bench": str(bench)}],
+        "retry": {"attempts": 2, "backoff_s": 0},
+    }
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-c", CLI, "sweep", "run", str(path), "--out", str(tmp_path / "c")],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode != 0
+    status = subprocess.run(
+        [sys.executable, "-c", CLI, "sweep", "status", str(tmp_path / "c")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert (
+        "failed" in status.stdout and "attempts=2" in status.stdout and "egoworld run exited" in status.stdout
+    )
