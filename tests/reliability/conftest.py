@@ -9,6 +9,7 @@ recorded); media a model server would receive is checked on a real HTTP server o
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -19,6 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+# filelock (3.32) probes the temp folder with a file of its own when first imported: import it now, before the
+# cases' write watch starts, so no case is blamed for a library's probe (absent without egoworld[export])
+with contextlib.suppress(ImportError):
+    import filelock  # noqa: F401
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: openai_test_server, run_helpers
 
