@@ -140,6 +140,11 @@ def test_export_parquet_one_row_per_sample_order_epoch(tmp_path):
     argv = ["run", "--bench", str(tmp_path / "bench"), "--model", "random", "--out", str(run)]
     res = runner.invoke(app, [*argv, "--permutations", "3", "--epochs", "2", "--no-progress"])
     assert res.exit_code == 0, res.output
+    assert (
+        run / "scores.jsonl"
+    ).is_file()  # `egoworld run` ends with the run's score table (scored in-process)
+    for name in ("scores.jsonl", "scores.json"):  # an unscored run: the export scores it first
+        (run / name).unlink()
     res = runner.invoke(app, ["export", "parquet", str(run)])
     assert res.exit_code == 0 and "scored the run first" in res.output, res.output
     table = pq.read_table(run / "scores.parquet")

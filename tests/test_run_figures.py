@@ -90,18 +90,22 @@ def test_bad_price_is_refused():
 
 
 def test_in_flight_lowers_on_429s_and_recovers(tmp_path):
-    bench = balanced_mc_bench(tmp_path / "b", n_mc=80, n_int=0)
+    bench = balanced_mc_bench(
+        tmp_path / "b", n_mc=240, n_int=0
+    )  # enough requests to grow back after the window
     with FakeOpenAIServer(delay=0.03, throttle_above=2, throttle_seconds=0.6) as srv:
         s = run_benchmark(_cfg(bench.root, tmp_path / "r", srv.base_url, concurrency=8))
         log = list(srv.in_flight_log)
-    assert s.errors == 0 and s.ok == 80
+    assert s.errors == 0 and s.ok == 240
     fig = json.loads((tmp_path / "r/run.json").read_text())["concurrency"]
     assert fig["start"] == 8 and fig["decreases"] >= 1 and fig["lowest_limit"] <= 4
     assert fig["throttled_seconds"] > 0 and 0 < fig["mean_in_flight"] <= 8
     during = [n for t, n in log if 0.3 < t < 0.6]
     after = [n for t, n in log if t > 0.9]
     assert during and max(during) <= 5  # backed off while throttled
-    assert after and max(after) >= 6  # grew back once the server stopped throttling
+    # grew back once the server stopped throttling (a loaded machine's slow replies may also cut the limit,
+    # so the test asks for growth, not for a fixed level)
+    assert after and max(after) > max(during) and fig["final_limit"] > fig["lowest_limit"], (fig, after[-20:])
 
 
 def test_aimd_halves_and_grows_back():
