@@ -37,7 +37,7 @@ $(VENV)/.installed: pyproject.toml | $(VENV)/bin/activate
 
 $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/activate
 	$(PIP) install -q '$(TORCH)'
-	$(PIP) install -q -e '.[$(TEST_EXTRAS)]' '$(TORCH)'  # restating torch keeps lmms-eval's torchvision on it
+	$(PIP) install -q -e '.[$(TEST_EXTRAS)]' '$(TORCH)'  # restating torch keeps every extra on the CPU build
 	@# PyPI's torchvision (an lmms-eval requirement) is a CUDA build that cannot load beside the CPU torch and
 	@# then breaks transformers; lmms-eval's OpenAI path does not use it: drop it where it cannot import
 	@$(PY) -c 'import torchvision' 2>/dev/null || $(PIP) uninstall -y -q torchvision
