@@ -1,0 +1,158 @@
+"""Rollback from review to metadata: a rejection sent to `egoworld view`'s real HTTP review endpoint names a
+world field from the question's provenance (an appearance interval, with its corrected value) →
+`egoworld world fix` → rebuild → the gold of exactly the questions whose facts changed flips, every other
+question keeps its gold, and the manifest records the review. Causes without a value, a corrected count and
+entries that disagree are listed as needing a human (exit 3); a malformed log entry is named by its row."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from typer.testing import CliRunner
+
+from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
+from egoworld.benchmarks.vsi_wild.config import BuildConfig
+from egoworld.cli import app
+from egoworld.core.bench_folder import Benchmark, load_benchmark
+from egoworld.core.hashing import sha256_file
+from egoworld.sim.walk import WalkConfig, synth_walk
+from egoworld.world.fields import provenance_of
+from view_helpers import start_view, stop
+
+STREAM = BuildConfig(seed=0, per_task=None, streaming=True)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("fixwalk") / "walks"
+    cfg = WalkConfig(minutes=3, fps=0.5, pano_width=128, view_size=32, min_pixels=3)
+    synth_walk(root / "walk_a", "walk_a", 0, cfg)
+    return root
+
+
+@pytest.fixture(scope="module")
+def bench(world: Path, tmp_path_factory: pytest.TempPathFactory) -> Benchmark:
+    return build_vsi_wild([world], tmp_path_factory.mktemp("fixbench") / "bench", STREAM).bench
+
+
+def _post(base: str, bench_id: str, sample_id: str, body: dict) -> tuple[int, dict]:
+    req = urllib.request.Request(
+        f"{base}/review/{bench_id}/{quote(sample_id, safe='')}",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def _review(bench: Benchmark, name: str, decisions: list[tuple[str, dict]]) -> Path:
+    """Send ``decisions`` (sample id, request body) to a running `egoworld view --review NAME`."""
+    proc, url = start_view([str(bench.root), "--review", name])
+    try:
+        base, bench_id = url.split("/b/")[0], url.split("/b/")[1].split("/")[0]
+        for sid, body in decisions:
+            status, data = _post(base, bench_id, sid, body)
+            assert status == 200, data
+            assert data["state"]["decision"] == body["decision"]
+        status, data = _post(base, bench_id, decisions[0][0], {"decision": "reject", "causes": [{"index": 999}]})
+        assert status == 400 and "not one of the" in data["error"]  # only the question's own fields
+    finally:
+        stop(proc)
+    return bench.root / "reviews" / f"{name}.sqlite"
+
+
+def _pick(bench: Benchmark) -> tuple[str, int, dict, float]:
+    """A streaming question, the position of an appearance in its provenance that it counts, that
+    appearance, and a later start that drops it from this query's running count but not the last one's."""
+    for s in bench.samples:
+        t = s.metadata["query_time_s"]
+        later = [x.metadata["query_time_s"] for x in bench.samples if x.metadata["stream_group"] == s.metadata["stream_group"]]
+        nxt = [q for q in later if q > t]
+        if not nxt:
+            continue
+        for k, r in enumerate(provenance_of(s.metadata)):
+            if r.kind == "appearance" and r.value[0][0] <= t and r.value[-1][1] < nxt[0]:
+                return s.id, k, r.model_dump(), (t + nxt[0]) / 2
+    raise AssertionError("no streaming question with a movable appearance")
+
+
+def _gold(bench: Benchmark) -> dict[str, object]:
+    return {s.id: s.answer for s in bench.samples}
+
+
+def test_rollback_flips_the_gold_of_dependent_questions(world: Path, bench: Benchmark, tmp_path: Path) -> None:
+    sid, k, ref, new_start = _pick(bench)
+    new = [[new_start, new_start + 2.0]]
+    log = _review(bench, "ana", [(sid, {"decision": "reject", "reason": "seen later", "causes": [{"index": k, "value": json.dumps(new)}]})])
+    with sqlite3.connect(log) as db:
+        assert db.execute("SELECT COUNT(*) FROM causes").fetchone()[0] == 1
+    before = (world / "walk_a" / "appearances.jsonl").read_bytes()
+    fixed = tmp_path / "walks-fixed"
+    res = CliRunner().invoke(app, ["world", "fix", str(world), "--review", str(log), "--out", str(fixed)])
+    assert res.exit_code == 0, res.output
+    assert "1 fixes applied to 1 episodes" in res.output and "0 need a human" in res.output
+    assert (world / "walk_a" / "appearances.jsonl").read_bytes() == before  # the source world is untouched
+    rows = [json.loads(x) for x in (fixed / "walk_a" / "appearances.jsonl").read_text().splitlines()]
+    (row,) = [r for r in rows if r["object"] == ref["id"] and r["view"] == ref["view"]]
+    assert row["intervals"] == new and row["first_s"] == new_start
+
+    out = tmp_path / "bench2"
+    res = CliRunner().invoke(
+        app, ["build", "vsi-wild", "--world", str(fixed), "--out", str(out), "--streaming", "--questions-per-task", "0"]
+    )
+    assert res.exit_code == 0, res.output
+    rebuilt = load_benchmark(out)
+    old, got = _gold(bench), _gold(rebuilt)
+    assert set(old) == set(got)
+    flipped = {i for i in old if old[i] != got[i]}
+    by_id = {s.id: s for s in bench.samples}
+    expected = set()
+    for s in bench.samples:
+        t = s.metadata["query_time_s"]
+        keys = {(r.kind, r.view, r.id) for r in provenance_of(s.metadata)}
+        if ("appearance", ref["view"], ref["id"]) in keys and ref["value"][0][0] <= t < new_start:
+            expected.add(s.id)
+    assert sid in flipped and flipped == expected  # only the questions whose running count lost it
+    assert all(got[i] == old[i] - 1 for i in flipped)
+    assert all(by_id[i].metadata["category"] == by_id[sid].metadata["category"] for i in flipped)
+    (entry,) = rebuilt.manifest.source["worlds"]
+    (record,) = entry["reviews"]
+    assert record["sha256"] == sha256_file(log) and record["benchmark_hash"] == bench.hash
+    assert len(record["entries"]) == 1 and "entry #1" in record["entries"][0]
+
+    res = CliRunner().invoke(app, ["world", "fix", str(fixed), "--review", str(log)])  # again, in place
+    assert res.exit_code == 0 and "0 fixes applied" in res.output and "1 already so" in res.output
+
+
+def test_causes_without_values_need_a_human(world: Path, bench: Benchmark, tmp_path: Path) -> None:
+    voc = [s for s in bench.samples if provenance_of(s.metadata)[0].kind == "count"]
+    a, b = voc[0], voc[5]
+    n = provenance_of(a.metadata)[0].value
+    log = _review(
+        bench,
+        "ben",
+        [
+            (a.id, {"decision": "reject", "causes": [{"index": 0, "value": str(n + 1)}]}),  # a count: derived
+            (b.id, {"decision": "reject", "causes": [{"index": 1, "value": ""}]}),  # no corrected value
+            (voc[6].id, {"decision": "accept"}),
+        ],
+    )
+    res = CliRunner().invoke(app, ["world", "fix", str(world), "--review", str(log), "--out", str(tmp_path / "w2")])
+    assert res.exit_code == 3, res.output
+    assert "2 need a human" in res.output and "a count is derived" in res.output
+    assert "no corrected value given" in res.output and f"sample {b.id}" in res.output
+
+    with sqlite3.connect(log) as db:  # a hand-edited log: the entry is named by its row
+        db.execute("UPDATE causes SET ref = '{\"kind\": \"colour\"}' WHERE id = 2")
+    res = CliRunner().invoke(app, ["world", "fix", str(world), "--review", str(log), "--out", str(tmp_path / "w3")])
+    assert res.exit_code == 2 and "entry #2 (decision #2" in res.output and "kind" in res.output
+    assert not (tmp_path / "w3").exists()  # checked before anything is written
