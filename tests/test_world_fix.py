@@ -63,7 +63,9 @@ def _review(bench: Benchmark, name: str, decisions: list[tuple[str, dict]]) -> P
             status, data = _post(base, bench_id, sid, body)
             assert status == 200, data
             assert data["state"]["decision"] == body["decision"]
-        status, data = _post(base, bench_id, decisions[0][0], {"decision": "reject", "causes": [{"index": 999}]})
+        status, data = _post(
+            base, bench_id, decisions[0][0], {"decision": "reject", "causes": [{"index": 999}]}
+        )
         assert status == 400 and "not one of the" in data["error"]  # only the question's own fields
     finally:
         stop(proc)
@@ -75,7 +77,11 @@ def _pick(bench: Benchmark) -> tuple[str, int, dict, float]:
     appearance, and a later start that drops it from this query's running count but not the last one's."""
     for s in bench.samples:
         t = s.metadata["query_time_s"]
-        later = [x.metadata["query_time_s"] for x in bench.samples if x.metadata["stream_group"] == s.metadata["stream_group"]]
+        later = [
+            x.metadata["query_time_s"]
+            for x in bench.samples
+            if x.metadata["stream_group"] == s.metadata["stream_group"]
+        ]
         nxt = [q for q in later if q > t]
         if not nxt:
             continue
@@ -89,10 +95,25 @@ def _gold(bench: Benchmark) -> dict[str, object]:
     return {s.id: s.answer for s in bench.samples}
 
 
-def test_rollback_flips_the_gold_of_dependent_questions(world: Path, bench: Benchmark, tmp_path: Path) -> None:
+def test_rollback_flips_the_gold_of_dependent_questions(
+    world: Path, bench: Benchmark, tmp_path: Path
+) -> None:
     sid, k, ref, new_start = _pick(bench)
     new = [[new_start, new_start + 2.0]]
-    log = _review(bench, "ana", [(sid, {"decision": "reject", "reason": "seen later", "causes": [{"index": k, "value": json.dumps(new)}]})])
+    log = _review(
+        bench,
+        "ana",
+        [
+            (
+                sid,
+                {
+                    "decision": "reject",
+                    "reason": "seen later",
+                    "causes": [{"index": k, "value": json.dumps(new)}],
+                },
+            )
+        ],
+    )
     with sqlite3.connect(log) as db:
         assert db.execute("SELECT COUNT(*) FROM causes").fetchone()[0] == 1
     before = (world / "walk_a" / "appearances.jsonl").read_bytes()
@@ -107,7 +128,18 @@ def test_rollback_flips_the_gold_of_dependent_questions(world: Path, bench: Benc
 
     out = tmp_path / "bench2"
     res = CliRunner().invoke(
-        app, ["build", "vsi-wild", "--world", str(fixed), "--out", str(out), "--streaming", "--questions-per-task", "0"]
+        app,
+        [
+            "build",
+            "vsi-wild",
+            "--world",
+            str(fixed),
+            "--out",
+            str(out),
+            "--streaming",
+            "--questions-per-task",
+            "0",
+        ],
     )
     assert res.exit_code == 0, res.output
     rebuilt = load_benchmark(out)
@@ -146,13 +178,58 @@ def test_causes_without_values_need_a_human(world: Path, bench: Benchmark, tmp_p
             (voc[6].id, {"decision": "accept"}),
         ],
     )
-    res = CliRunner().invoke(app, ["world", "fix", str(world), "--review", str(log), "--out", str(tmp_path / "w2")])
+    res = CliRunner().invoke(
+        app, ["world", "fix", str(world), "--review", str(log), "--out", str(tmp_path / "w2")]
+    )
     assert res.exit_code == 3, res.output
     assert "2 need a human" in res.output and "a count is derived" in res.output
     assert "no corrected value given" in res.output and f"sample {b.id}" in res.output
 
     with sqlite3.connect(log) as db:  # a hand-edited log: the entry is named by its row
-        db.execute("UPDATE causes SET ref = '{\"kind\": \"colour\"}' WHERE id = 2")
-    res = CliRunner().invoke(app, ["world", "fix", str(world), "--review", str(log), "--out", str(tmp_path / "w3")])
+        db.execute('UPDATE causes SET ref = \'{"kind": "colour"}\' WHERE id = 2')
+    res = CliRunner().invoke(
+        app, ["world", "fix", str(world), "--review", str(log), "--out", str(tmp_path / "w3")]
+    )
     assert res.exit_code == 2 and "entry #2 (decision #2" in res.output and "kind" in res.output
     assert not (tmp_path / "w3").exists()  # checked before anything is written
+
+
+@pytest.mark.slow
+def test_cause_picker_in_chromium(bench: Benchmark) -> None:
+    """The review page lists the question's world fields; a ticked one and its value go into the log."""
+    playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install 'egoworld[browser-test]'")
+    from view_helpers import CHROMIUM_ARGS, chromium_path
+
+    exe = chromium_path()
+    if exe is None:
+        pytest.fail("chromium not found: `apt-get install -y chromium` (make test installs it)")
+    sid, k, ref, new_start = _pick(bench)
+    proc, url = start_view([str(bench.root), "--review", "cleo"])
+    try:
+        with playwright_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+            page = browser.new_page()
+            base, bench_id = url.split("/b/")[0], url.split("/b/")[1].split("/")[0]
+            page.goto(f"{base}/b/{bench_id}/s/{quote(sid, safe='')}")
+            page.click("[data-testid=cause-picker] summary")
+            n = len(provenance_of(next(s for s in bench.samples if s.id == sid).metadata))
+            assert page.locator("input.cause").count() == n
+            assert ref["id"] in page.inner_text("[data-testid=cause-picker]")
+            page.check(f"input.cause[data-index='{k}']")
+            page.fill(f"input.cause-value[data-index='{k}']", f"[[{new_start}, {new_start + 2.0}]]")
+            page.click("button[data-decision=reject]")
+            page.wait_for_function(
+                "document.querySelector('[data-testid=review-state]').textContent == 'reject'"
+            )
+            page.reload()
+            page.click("section.review details:not(.causes) summary")
+            assert f"{ref['id']} intervals → [[{new_start}, {new_start + 2.0}]]" in page.inner_text(
+                "[data-testid=cause]"
+            )
+            browser.close()
+    finally:
+        stop(proc)
+    with sqlite3.connect(bench.root / "reviews" / "cleo.sqlite") as db:
+        (row,) = db.execute("SELECT ref, value FROM causes").fetchall()
+    assert json.loads(row[0]) == {k2: v for k2, v in ref.items() if v is not None}
+    assert json.loads(row[1]) == [[new_start, new_start + 2.0]]
