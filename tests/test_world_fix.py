@@ -233,3 +233,63 @@ def test_cause_picker_in_chromium(bench: Benchmark) -> None:
         (row,) = db.execute("SELECT ref, value FROM causes").fetchall()
     assert json.loads(row[0]) == {k2: v for k2, v in ref.items() if v is not None}
     assert json.loads(row[1]) == [[new_start, new_start + 2.0]]
+
+
+def test_object_and_fixture_fields_are_fixed_and_revalidated(tmp_path: Path) -> None:
+    """The dotted-path kinds (Beyond3D's provenance): an object's movement end and a fixture's box centre,
+    revalidated with the whole episode; a pose flag lands in the episode's meta."""
+    from egoworld.world.episode import EpisodeMedia
+    from egoworld.world.fields import FieldRef, Fix
+    from egoworld.world.fix import apply_fixes
+    from egoworld.world.folder import load_episode, save_episode
+    from test_beyond3d_tracks import hand_made_episode
+
+    save_episode(hand_made_episode(EpisodeMedia()), tmp_path / "w" / "hand")
+
+    def fix(kind: str, id: str, field: str, old: object, new: object, **kw: object) -> Fix:
+        r = FieldRef(kind=kind, episode="hand", id=id, field=field, value=old, **kw)  # type: ignore[arg-type]
+        return Fix(ref=r, value=new, has_value=True, entry=f"test {field}")
+
+    fixes = [
+        fix("object", "a", "movements.0.end_fixture", "K_counter.001", "K_cupboard.001"),
+        fix("fixture", "K_panel.001", "box.center", [-0.35, 1.025, 1.2], [-0.35, 1.1, 1.2]),
+        fix("pose", "20", "flagged", False, True, span=(18.0, 22.0)),
+    ]
+    rep = apply_fixes(tmp_path / "w", fixes, out=tmp_path / "w2", review={"file": "r.sqlite", "sha256": "x"})
+    assert len(rep.applied) == 3 and not rep.needs_human and rep.episodes == ["hand"]
+    ep = load_episode(tmp_path / "w2" / "hand")
+    assert ep.objects[0].movements[0].end_fixture == "K_cupboard.001"
+    assert ep.fixtures[2].box.center[1] == pytest.approx(1.1)
+    assert ep.meta["pose_flags"] == [{"start_s": 18.0, "end_s": 22.0}]
+    assert ep.source["reviews"][0]["entries"] == [
+        "test box.center",
+        "test flagged",
+        "test movements.0.end_fixture",
+    ]
+    assert load_episode(tmp_path / "w" / "hand").objects[0].movements[0].end_fixture == "K_counter.001"
+    with pytest.raises(ValueError, match="does not fit the episode"):  # an unknown fixture id
+        apply_fixes(
+            tmp_path / "w", [fix("object", "a", "movements.0.end_fixture", "K_counter.001", "K_nope")]
+        )
+    stale = fix("object", "a", "movements.0.end_s", 11.0, 13.0)  # the world holds 12.0, not the reviewed 11.0
+    rep = apply_fixes(tmp_path / "w", [stale], out=tmp_path / "w3")
+    assert not rep.applied and "the world changed since" in rep.needs_human[0][1]
+
+
+def test_pose_flag_removes_the_vmr_moments_it_covers(world: Path, tmp_path: Path) -> None:
+    from egoworld.world.fields import Fix
+    from egoworld.world.fix import apply_fixes
+
+    cfg = BuildConfig(seed=0, per_task=None, tasks=("VMR",))
+    before = build_vsi_wild([world], tmp_path / "b1", cfg).bench
+    s = before.samples[len(before.samples) // 2]
+    (r,) = provenance_of(s.metadata)
+    assert r.kind == "pose" and r.span is not None and r.span[0] < s.metadata["moment_s"] < r.span[1]
+    rep = apply_fixes(world, [Fix(ref=r, value=True, has_value=True, entry="t")], out=tmp_path / "w")
+    assert len(rep.applied) == 1
+    after = build_vsi_wild([tmp_path / "w"], tmp_path / "b2", cfg).bench
+    a, b = r.span
+    assert s.id not in {x.id for x in after.samples} and 0 < len(after.samples) < len(before.samples)
+    for x in after.samples:  # no kept moment's window meets the flagged span
+        (p,) = provenance_of(x.metadata)
+        assert p.span is not None and (p.span[1] < a or p.span[0] > b)
