@@ -293,3 +293,19 @@ def test_pose_flag_removes_the_vmr_moments_it_covers(world: Path, tmp_path: Path
     for x in after.samples:  # no kept moment's window meets the flagged span
         (p,) = provenance_of(x.metadata)
         assert p.span is not None and (p.span[1] < a or p.span[0] > b)
+
+
+def test_removed_appearance_lowers_only_its_count(world: Path, tmp_path: Path) -> None:
+    """VOC: an appearance corrected to ``[]`` (the object is not in that view) lowers its category's count
+    there by one; every other VOC question keeps its gold."""
+    from egoworld.world.fields import Fix
+    from egoworld.world.fix import apply_fixes
+
+    cfg = BuildConfig(seed=0, per_task=None, tasks=("VOC",))
+    before = build_vsi_wild([world], tmp_path / "b1", cfg).bench
+    s = next(x for x in before.samples if x.answer >= 2)
+    r = next(p for p in provenance_of(s.metadata) if p.kind == "appearance")
+    apply_fixes(world, [Fix(ref=r, value=[], has_value=True, entry="t")], out=tmp_path / "w")
+    after = {x.id: x.answer for x in build_vsi_wild([tmp_path / "w"], tmp_path / "b2", cfg).bench.samples}
+    assert {x.id: x.answer for x in before.samples} == after | {s.id: s.answer}
+    assert after[s.id] == s.answer - 1

@@ -48,9 +48,13 @@ class FieldRef(BaseModel):
         """What identifies the field (not its value)."""
         return (self.kind, self.episode, self.view or "", self.id, self.field)
 
-    def label(self) -> str:
-        where = f" in {self.view}" if self.view else ""
-        return f"{self.kind} {self.id}{where}: {self.field} = {_short(self.value)}"
+    def where(self) -> str:
+        """``kind id [in view]``: the row the field belongs to."""
+        return f"{self.kind} {self.id}" + (f" in {self.view}" if self.view else "")
+
+    def label(self, value: Any = None, *, new: bool = False) -> str:
+        """``kind id [in view]: field = value`` (the reviewed value, or ``value`` when ``new``)."""
+        return f"{self.where()}: {self.field} = {_short(value if new else self.value)}"
 
 
 class Fix(BaseModel):

@@ -158,10 +158,10 @@ def _intervals(fix: Fix, duration_s: float) -> list[list[float]]:
             f"{fix.entry}: {fix.ref.field} must be a list of [start_s, end_s] pairs, got {v!r}"
         )
     out = [[float(a), float(b)] for a, b in v]
-    for (a, b), nxt in zip(out, [*out[1:], None], strict=True):
+    for k, (a, b) in enumerate(out):
         if not 0 <= a <= b <= duration_s + 1e-6:
             raise InputFileError(f"{fix.entry}: interval [{a}, {b}] is not inside 0–{duration_s} s")
-        if nxt is not None and nxt[0] < b:
+        if k + 1 < len(out) and out[k + 1][0] < b:
             raise InputFileError(f"{fix.entry}: intervals must be sorted and must not overlap, got {v!r}")
     return out
 
@@ -289,7 +289,7 @@ def _write(e: _Episode, folder: Path, review: dict[str, Any]) -> None:
         write_jsonl(folder / e.episode.media.extra[key], rows)
     record = review | {
         "entries": sorted({f.entry for f in e.applied}),
-        "applied": [f.ref.label().split(": ")[0] + f": {f.ref.field} = {f.value}" for f in e.applied],
+        "applied": [f.ref.label(f.value, new=True) for f in e.applied],
     }
     source = e.episode.source | {"reviews": [*(e.episode.source.get("reviews") or []), record]}
     save_episode(e.episode.model_copy(update={"source": source}), folder)

@@ -124,7 +124,8 @@ def moments(src: WalkSource, view_name: str, rules: VMRRules, seed: int) -> list
     lo, hi = rules.edge_s + w, min(view.duration_s, float(t[-1])) - rules.edge_s - w
     cand = t[(t >= lo) & (t <= hi)]
     flags = [(f["start_s"], f["end_s"]) for f in src.episode.meta.get("pose_flags") or []]
-    cand = np.array([x for x in cand if not any(a <= x + w and x - w <= b for a, b in flags)])
+    if flags:  # `egoworld world fix` flagged these poses unreliable: no moment whose window meets them
+        cand = np.array([x for x in cand if not any(a <= x + w and x - w <= b for a, b in flags)])
     found = [m for m in analyse(src, view, cand, rules) if m is not None] if len(cand) else []
     seeded_rng(seed, src.id, view_name, "vmr").shuffle(found)
     kept: list[Moment] = []
