@@ -309,3 +309,39 @@ def test_removed_appearance_lowers_only_its_count(world: Path, tmp_path: Path) -
     after = {x.id: x.answer for x in build_vsi_wild([tmp_path / "w"], tmp_path / "b2", cfg).bench.samples}
     assert {x.id: x.answer for x in before.samples} == after | {s.id: s.answer}
     assert after[s.id] == s.answer - 1
+
+
+@pytest.mark.slow
+def test_later_first_appearance_reorders_voo(world: Path, tmp_path: Path) -> None:
+    """VOO (every candidate kept, so the question set is not resampled): the first appearance of a question's
+    earliest category moved between its second and third events → that question's gold order changes, and
+    exactly the questions whose provenance holds that appearance change."""
+    from egoworld.benchmarks.vsi_wild.config import VOORules
+    from egoworld.world.fields import Fix
+    from egoworld.world.fix import apply_fixes
+
+    cfg = BuildConfig(seed=0, per_task=None, tasks=("VOO",), voo=VOORules(max_per_video=10**6))
+    before = build_vsi_wild([world], tmp_path / "b1", cfg).bench
+    for s in before.samples:
+        t, r = s.metadata["times_s"], provenance_of(s.metadata)[0]
+        mid = float(round((t[1] + t[2]) / 4) * 2)  # a frame time (0.5 fps) between the 2nd and 3rd events
+        if s.metadata["order_by"] == "first" and t[1] < mid < t[2] and mid <= r.value[-1][1]:
+            break
+    else:
+        raise AssertionError("no VOO question to reorder")
+    apply_fixes(
+        world, [Fix(ref=r, value=[[mid, r.value[-1][1]]], has_value=True, entry="t")], out=tmp_path / "w"
+    )
+    after = build_vsi_wild([tmp_path / "w"], tmp_path / "b2", cfg).bench
+    old = {x.id: x.choices[x.answer] for x in before.samples}  # type: ignore[index]
+    new = {x.id: x.choices[x.answer] for x in after.samples}  # type: ignore[index]
+    objs = s.metadata["objects"]
+    assert new[s.id] == " → ".join([objs[1], objs[0], *objs[2:]])  # the moved category is now second
+    depends = {  # before or after the fix (a new question may hold the moved appearance)
+        x.id
+        for x in (*before.samples, *after.samples)
+        if any(p.key() == r.key() for p in provenance_of(x.metadata))
+    }
+    flipped = {i for i in set(old) & set(new) if old[i] != new[i]}
+    assert s.id in flipped and flipped <= depends
+    assert {i: old[i] for i in old if i not in depends} == {i: new[i] for i in new if i not in depends}
