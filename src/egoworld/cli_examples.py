@@ -36,6 +36,7 @@ EXAMPLES: dict[str, str] = {
     "bench check": "egoworld bench check --bench bench/vsi_wild",
     "bench rehash": "egoworld bench rehash --bench bench/vsi_wild",
     "world show": "egoworld world show worlds/kitchens/kitchen_000",
+    "world fix": "egoworld world fix worlds/walks --review bench/vsi/reviews/ana.sqlite --out worlds/walks-fixed",
     "world synth": "egoworld world synth kitchen --episodes 4 --minutes 5 --seed 0 --out worlds/kitchens",
     "world import hd-epic": "egoworld world import hd-epic hd-epic/ --out worlds/hd-epic --videos hd-epic-videos/",
     "world import epic-kitchens": "egoworld world import epic-kitchens epic-kitchens-100/ --out worlds/epic",
