@@ -47,7 +47,9 @@ def perceive_cmd(
     view_size: Annotated[int, typer.Option("--view-size", help="Walk: side of each cut view, px.")] = 384,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Videos perceived in parallel (processes).")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice.")] = 0,
-    force: Annotated[bool, typer.Option("--force", help="Perceive again episodes made with other settings.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Perceive again episodes made with other settings.")
+    ] = False,
 ) -> None:
     """Perceive videos into episode folders the builders read unchanged: camera trajectory, objects over
     time (detector + ByteTrack with re-identification), places; provenance of every field in episode.json.

@@ -76,7 +76,9 @@ class PerceiveSettings:
             )
         spec = parse_detector(self.detector)
         if spec.needs_pixels and not self.vocabulary:
-            raise ValueError(f"--detector {self.detector}: give --vocabulary 'mug,chair,…' (the names to find)")
+            raise ValueError(
+                f"--detector {self.detector}: give --vocabulary 'mug,chair,…' (the names to find)"
+            )
 
     def stride_for(self, index: VideoIndex) -> int:
         """Frames between perceived frames: ``--stride``, or the video's rate over ``--fps`` (default 1)."""
@@ -87,28 +89,51 @@ class PerceiveSettings:
         return 1
 
 
-def estimate_trajectory(spec: str, video: Path, stride: int, seed: int, fps: float) -> Trajectory:
-    """``colmap``, ``odometry`` or a trajectory file: ``.csv`` Aria MPS, a folder or ``images.txt`` COLMAP
-    text (frame numbers in image names, at ``fps``), any other file TUM."""
-    if spec == "odometry":
-        from egoworld.perception.odometry import OpenCVOdometry
-
-        return OpenCVOdometry(stride=stride, panorama=True, seed=seed).estimate(video)
-    if spec == "colmap":
-        from egoworld.perception.colmap_backend import ColmapEstimator
-
-        return ColmapEstimator(stride=stride, panorama=True, seed=seed).estimate(video)
+def read_trajectory(spec: str, fps: float) -> Trajectory | None:
+    """A trajectory file (``.csv`` Aria MPS, a folder or ``images.txt`` COLMAP text with frame numbers in
+    image names at ``fps``, any other file TUM); None for ``colmap`` / ``odometry`` (estimated later)."""
     from egoworld.perception.trajectory_import import read_colmap_text, read_mps, read_tum
 
+    if spec in ("colmap", "odometry"):
+        return None
     path = Path(spec)
     if not path.exists():
-        raise InputFileError(f"{path}: --trajectory is colmap, odometry or a trajectory file, and this file "
-                             "does not exist")  # fmt: skip
+        raise InputFileError(f"{path}: no such trajectory file; --trajectory is colmap, odometry, or a TUM, "
+                             "COLMAP text or Aria MPS trajectory file")  # fmt: skip
     if path.suffix == ".csv":
         return read_mps(path)
     if path.is_dir() or path.name == "images.txt":
         return read_colmap_text(path, fps)
     return read_tum(path)
+
+
+def estimate_trajectory(
+    spec: str, pano: Path, front: Path, camera: dict, stride: int, seed: int
+) -> Trajectory:
+    """``odometry`` on the front view (its pinhole camera: the panorama's own frame) or ``colmap`` on the
+    panorama's four views."""
+    if spec == "odometry":
+        from egoworld.geometry.cameras import PinholeCamera
+        from egoworld.perception.odometry import OpenCVOdometry
+
+        cam = PinholeCamera(**{k: v for k, v in camera.items() if k != "kind"})
+        return OpenCVOdometry(stride=stride, camera=cam, panorama=False, seed=seed).estimate(front)
+    from egoworld.perception.colmap_backend import ColmapEstimator
+
+    return ColmapEstimator(stride=stride, panorama=True, seed=seed).estimate(pano)
+
+
+def preflight(settings: PerceiveSettings, episode: str, views: tuple[str, ...]) -> None:
+    """Find the detector's weights / files before any slow step (a missing one stops with the fix)."""
+    from egoworld.perception.detector_spec import detections_file
+
+    assert settings.detector is not None
+    spec = parse_detector(settings.detector)
+    if spec.kind == "file":
+        for view in views:
+            detections_file(spec.target, episode, view)
+    else:
+        make_detector(spec, episode, None, 1.0)
 
 
 def open_video(video: Path) -> VideoIndex:
@@ -117,7 +142,9 @@ def open_video(video: Path) -> VideoIndex:
         raise InputFileError(f"{video}: no such video file")
     index = probe(video)
     if index.count < 2:
-        raise InputFileError(f"{video}: {index.count} frame(s); perception needs a video of at least 2 frames")
+        raise InputFileError(
+            f"{video}: {index.count} frame(s); perception needs a video of at least 2 frames"
+        )
     return index
 
 
@@ -146,10 +173,16 @@ def tracked_rows(instances: list[Instance], times: list[float]) -> list[dict]:
     for inst in instances:
         for t, box, score in zip(inst.times, inst.boxes, inst.scores, strict=True):
             by_time.setdefault(round(t, 6), []).append(
-                {"label": inst.label, "bbox": [round(v, 2) for v in box], "score": round(score, 4),
-                 "object": inst.id}  # fmt: skip
+                {
+                    "label": inst.label,
+                    "bbox": [round(v, 2) for v in box],
+                    "score": round(score, 4),
+                    "object": inst.id,
+                }  # fmt: skip
             )
-    return [{"time_s": t, "detections": sorted(d, key=lambda x: x["object"])} for t, d in sorted(by_time.items())]
+    return [
+        {"time_s": t, "detections": sorted(d, key=lambda x: x["object"])} for t, d in sorted(by_time.items())
+    ]
 
 
 def perceive_objects(
@@ -184,7 +217,7 @@ def perceive_objects(
 
 def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Say) -> Path:
     """Perceive one panoramic walk into ``folder`` (see the module docstring)."""
-    from egoworld.benchmarks.vsi_wild.views import cut_views
+    from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER, cut_views
     from egoworld.geometry.cameras import EquirectCamera
     from egoworld.world.episode import Episode, EpisodeMedia
     from egoworld.world.folder import save_episode
@@ -195,14 +228,19 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
                              "--kind walk reads 360° walks (export the equirectangular video)")  # fmt: skip
     episode = folder.name
     stride = settings.stride_for(index)
+    preflight(settings, episode, VIEW_ORDER)
+    traj = read_trajectory(settings.trajectory, index.avg_fps or 1.0)
     pano = folder / f"pano{video.suffix.lower()}"
     link_into(video, pano)
-    say(f"{episode}: trajectory ({settings.trajectory}, every {stride} frame(s) of {index.count})")
-    traj = estimate_trajectory(settings.trajectory, pano, stride, settings.seed, index.avg_fps or 1.0)
-    if settings.scale is not None:
-        traj = traj.scaled(settings.scale)
     say(f"{episode}: cutting the four views ({settings.view_size} px)")
     views = cut_views(pano, folder, size=settings.view_size)
+    if traj is None:
+        say(f"{episode}: trajectory ({settings.trajectory}, every {stride} frame(s) of {index.count})")
+        front = views["front"]
+        traj = estimate_trajectory(settings.trajectory, pano, folder / front["video"], front["camera"], stride,
+                                   settings.seed)  # fmt: skip
+    if settings.scale is not None:
+        traj = traj.scaled(settings.scale)
     rows, objects = perceive_objects(folder, episode, views, stride, settings, say)
     write_jsonl(folder / "appearances.jsonl", rows)
     duration = max(index.end_s, float(traj.times_s[-1]))
