@@ -29,6 +29,7 @@ from egoworld.perception.detect import Frame, FrameDetections, run_detector
 from egoworld.perception.detector_spec import make_detector, parse_detector
 from egoworld.perception.places import place_visits
 from egoworld.perception.provenance import Provenance
+from egoworld.perception.reid3d import Rays
 from egoworld.perception.track import Instance, TrackSettings, track
 from egoworld.perception.trajectory import Trajectory, frame_targets, sampled_frames
 
@@ -185,14 +186,33 @@ def tracked_rows(instances: list[Instance], times: list[float]) -> list[dict]:
     ]
 
 
+def view_rays(traj: Trajectory, meta: dict) -> Rays:
+    """Box-centre rays of one view (its pose: the panorama's ``pose @ R_y(yaw)``) for 3D re-identification."""
+    from egoworld.geometry.cameras import PinholeCamera
+    from egoworld.geometry.equirect import view_rotation
+    from egoworld.world.poses import PoseTrack
+
+    turn = np.eye(4)
+    turn[:3, :3] = view_rotation(float(meta["yaw_deg"]))
+    cam = PinholeCamera(**{k: v for k, v in meta["camera"].items() if k != "kind"})
+    return Rays(PoseTrack(traj.times_s, traj.world_from_camera @ turn), cam)
+
+
 def perceive_objects(
-    folder: Path, episode: str, views: dict[str, dict], stride: int, settings: PerceiveSettings, say: Say
+    folder: Path,
+    episode: str,
+    views: dict[str, dict],
+    traj: Trajectory,
+    stride: int,
+    settings: PerceiveSettings,
+    say: Say,
 ) -> tuple[list[dict], dict]:
-    """Detect and track every view video; returns the appearance rows and the provenance record."""
+    """Detect and track every view video (3D re-identification along ``traj``); returns the appearance
+    rows and the provenance record."""
     assert settings.detector is not None
     spec = parse_detector(settings.detector)
     rows: list[dict] = []
-    tracker = TrackSettings()
+    tracker = TrackSettings(min_tracklet=2)  # walks: scattered false positives never pile up
     record: dict = {}
     for view, meta in views.items():
         video = folder / meta["video"]
@@ -204,14 +224,19 @@ def perceive_objects(
             dets: list[FrameDetections] = []
         else:
             dets = list(run_detector(detector, frames, words))
-        instances = track(dets, (int(meta["width"]), int(meta["height"])), tracker, prefix=view)
+        rays = view_rays(traj, meta)
+        instances = track(dets, (int(meta["width"]), int(meta["height"])), tracker, prefix=view, rays=rays)
         times = [f.time_s for f in frames]
         rows += appearance_rows(instances, view, times)
         write_jsonl(folder / f"detections_{view}.jsonl", tracked_rows(instances, times))
         say(f"{episode} {view}: {sum(len(d.detections) for d in dets)} detections in {len(frames)} frames "
             f"→ {len(instances)} instances")  # fmt: skip
         record = detector.provenance().record() | {"vocabulary": words, "frames": len(frames)}
-    record |= {"tracker": tracker.provenance().record(), "counts": counts(rows)}
+    reid = {
+        k: getattr(Rays, k)
+        for k in ("max_angle_deg", "reject_angle_deg", "min_parallax_deg", "max_rays", "border_px")
+    }
+    record |= {"tracker": tracker.provenance().record() | {"reid_3d": reid}, "counts": counts(rows)}
     return rows, record
 
 
@@ -241,7 +266,7 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
                                    settings.seed)  # fmt: skip
     if settings.scale is not None:
         traj = traj.scaled(settings.scale)
-    rows, objects = perceive_objects(folder, episode, views, stride, settings, say)
+    rows, objects = perceive_objects(folder, episode, views, traj, stride, settings, say)
     write_jsonl(folder / "appearances.jsonl", rows)
     duration = max(index.end_s, float(traj.times_s[-1]))
     visits, places, place_prov = place_visits(traj, end_s=duration)
