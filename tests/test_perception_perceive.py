@@ -150,3 +150,32 @@ def test_simulated_walk_detector_is_seeded_and_noisy(truth: Path) -> None:
     assert len(rows) == 180 and dets
     assert any(d["object"] is None for d in dets)  # false positives
     assert np.mean([d["object"] is not None for d in dets]) > 0.5
+
+
+def test_beyond3d_refuses_metre_questions_without_a_metric_trajectory(tmp_path: Path) -> None:
+    from egoworld.benchmarks.beyond3d import OC_DISTANCE, OO_DISTANCE, TASK_ORDER
+    from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
+    from egoworld.world.folder import save_episode
+    from sim_worlds import sim_kitchens
+
+    world = sim_kitchens(tmp_path / "w", episodes=1, minutes=3.0, seed=5, size=64, objects=30)
+    folder = world / "kitchen_000"
+    ep = load_episode(folder)
+    meta = ep.meta | {"perception": {"poses": {"backend": "opencv-odometry", "metric": False}}}
+    save_episode(ep.model_copy(update={"meta": meta}), folder)
+    cfg = BuildConfig(anchors=10, controls=10, seed=0, detections="none")
+    rep = build_beyond3d([world], tmp_path / "b", cfg)
+    assert set(rep.skipped) >= {OC_DISTANCE, OO_DISTANCE}
+    assert (
+        "kitchen_000 has no metric scale" in rep.skipped[OC_DISTANCE]
+        and "--scale" in rep.skipped[OC_DISTANCE]
+    )
+    assert any(f"skipped {OO_DISTANCE}: needs metres" in line for line in rep.lines())
+    built = set(rep.bench.manifest.tasks)
+    assert not built & {OC_DISTANCE, OO_DISTANCE} and {"visibility", "last_visible_time"} <= built
+    # the same world with a metric trajectory (an MPS import or --scale) gets the distance types back
+    save_episode(
+        ep.model_copy(update={"meta": ep.meta | {"perception": {"poses": {"metric": True}}}}), folder
+    )
+    rep = build_beyond3d([world], tmp_path / "b2", cfg)
+    assert {OC_DISTANCE, OO_DISTANCE} <= set(rep.bench.manifest.tasks) <= set(TASK_ORDER)
