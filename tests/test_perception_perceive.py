@@ -179,3 +179,26 @@ def test_beyond3d_refuses_metre_questions_without_a_metric_trajectory(tmp_path: 
     )
     rep = build_beyond3d([world], tmp_path / "b2", cfg)
     assert {OC_DISTANCE, OO_DISTANCE} <= set(rep.bench.manifest.tasks) <= set(TASK_ORDER)
+
+
+def test_rays_of_one_static_object_meet_and_of_two_do_not() -> None:
+    from egoworld.geometry.cameras import PinholeCamera
+    from egoworld.perception.reid3d import Rays
+    from egoworld.world.poses import PoseTrack
+
+    cam = PinholeCamera.from_fov(96, 96, 90.0)
+    times = np.arange(0.0, 20.0, 0.5)
+    poses = np.tile(np.eye(4), (len(times), 1, 1))
+    poses[:, 0, 3] = times  # walking along x, looking along z: a side view
+    rays = Rays(PoseTrack(times, poses), cam)
+
+    def boxes(point: np.ndarray, t: np.ndarray) -> list[list[float]]:
+        uv, _ = cam.project(point[None] - np.stack([t, 0 * t, 0 * t], -1))
+        return [[u - 5, v - 5, u + 5, v + 5] for u, v in uv]
+
+    a, b = np.array([3.0, 0.0, 6.0]), np.array([10.0, 0.0, 4.0])
+    early, late = times[:8], times[10:18]
+    assert rays.score(rays.of(early, boxes(a, early)), rays.of(late, boxes(a, late))) < 0.5
+    assert rays.score(rays.of(early, boxes(a, early)), rays.of(late, boxes(b, late))) > rays.reject_angle_deg
+    still = np.zeros(4)
+    assert rays.score(rays.of(still, boxes(a, still)), rays.of(still, boxes(a, still))) is None  # no parallax

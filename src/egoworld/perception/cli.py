@@ -45,6 +45,13 @@ def perceive_cmd(
         typer.Option("--scale", help="Metres per trajectory unit (makes the trajectory metric)."),
     ] = None,
     view_size: Annotated[int, typer.Option("--view-size", help="Walk: side of each cut view, px.")] = 384,
+    reid: Annotated[
+        str,
+        typer.Option(
+            "--reid",
+            help="Re-identification: 2d (image position, time) or 3d (also rays along the trajectory).",
+        ),
+    ] = "2d",
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Videos perceived in parallel (processes).")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice.")] = 0,
     force: Annotated[
@@ -61,7 +68,7 @@ def perceive_cmd(
     from egoworld.perception.perceive_set import perceive_videos
 
     words = tuple(w.strip() for w in (vocabulary or "").split(",") if w.strip())
-    settings = PerceiveSettings(kind, trajectory, detector, words, stride, fps, scale, view_size, seed)
+    settings = PerceiveSettings(kind, trajectory, detector, words, stride, fps, scale, view_size, seed, reid)
     try:
         outcomes = perceive_videos(list(videos), out, settings, jobs=jobs, force=force)
     except (InputFileError, ValueError, RuntimeError) as exc:

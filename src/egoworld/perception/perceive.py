@@ -54,6 +54,7 @@ class PerceiveSettings:
     scale: float | None = None
     view_size: int = 384
     seed: int = 0
+    reid: str = "2d"  # 2d (image position and time) or 3d (also rays along the perceived trajectory)
 
     def to_json(self) -> dict:
         return asdict(self) | {"vocabulary": list(self.vocabulary)}
@@ -71,6 +72,8 @@ class PerceiveSettings:
             raise ValueError("--stride must be ≥ 1 and --fps > 0")
         if self.scale is not None and not (np.isfinite(self.scale) and self.scale > 0):
             raise ValueError(f"--scale {self.scale}: metres per trajectory unit must be a positive number")
+        if self.reid not in ("2d", "3d"):
+            raise ValueError(f"--reid {self.reid!r}: expected 2d or 3d")
         if self.detector is None:
             raise ValueError(
                 "perceiving objects needs --detector (file:PATH, owlv2:DIR, grounding-dino:DIR or vlm:MODEL@URL)"
@@ -224,7 +227,7 @@ def perceive_objects(
             dets: list[FrameDetections] = []
         else:
             dets = list(run_detector(detector, frames, words))
-        rays = view_rays(traj, meta)
+        rays = view_rays(traj, meta) if settings.reid == "3d" else None
         instances = track(dets, (int(meta["width"]), int(meta["height"])), tracker, prefix=view, rays=rays)
         times = [f.time_s for f in frames]
         rows += appearance_rows(instances, view, times)

@@ -8,7 +8,8 @@ the image diagonal (position gating: an object that leaves and re-enters view ne
 identity). A box ByteTrack leaves unnamed (a track's first box, or a low-score box no track took) is a
 one-box tracklet; with ``min_tracklet`` 2 (walks: many labels, sparse far objects) a one-box tracklet (a
 sparsely detected far object, or a false positive) is not re-identified but attached, after the others, to the instance (or the chain of such
-boxes) with a box within ``join_gap_s`` and ``join_gate`` of the diagonal of it, so scattered false
+boxes) with a box within ``join_gap_s`` and ``join_gate`` of the diagonal of it (one scoring below
+``activation`` starts no chain), so scattered false
 positives of one label never pile up into an instance (the default, 1, re-identifies every tracklet:
 kitchens at 2 frames/s, where ByteTrack often names a box alone). With ``rays`` (`reid3d`, poses of the
 perceived trajectory) a tracklet of ``min_tracklet`` boxes or more first joins the instance its rays meet in
@@ -48,7 +49,7 @@ class TrackSettings:
     reid_gate: float = 0.6
     min_tracklet: int = 1
     join_gap_s: float = 8.0
-    join_gate: float = 0.3
+    join_gate: float = 0.15
 
     def provenance(self) -> Provenance:
         from dataclasses import asdict
@@ -156,6 +157,8 @@ def _join(tracklets: list[Instance], s: TrackSettings, diag: float, rays: Rays |
                 near = [(d, i.times[0], i) for i in open_2d
                         if (d := _near_2d(tl, i, gap, gate * diag, not short)) is not None]  # fmt: skip
                 best = min(near, key=lambda x: x[:2])[2] if near else None
+            if best is None and short and max(tl.scores) < s.activation:
+                continue  # a low-score box alone never starts an instance (ByteTrack's activation rule)
             if best is None:
                 out.append(Instance("", tl.label, list(tl.times), list(tl.boxes), list(tl.scores)))
             else:
