@@ -151,6 +151,34 @@ class PlanRequests(Protocol):
     def __call__(self, bench: Benchmark, cfg: RunConfig, /) -> ChainPlan | None: ...
 
 
+@dataclass(frozen=True)
+class LeaderboardColumn:
+    """One column of a benchmark's leaderboard (the paper's table): the mean over questions of ``field``
+    (a question's value: the mean over its scores rows) times ``scale``, over the questions of ``tasks`` (all
+    when empty) whose scores row or sample metadata holds every ``where`` value; or, with ``combine``, a
+    weighted sum of earlier columns (by ``key``), e.g. the macro average or S_uni."""
+
+    title: str
+    group: str = ""  #: header above a run of columns (a partition, "Duration (min)")
+    tasks: tuple[str, ...] = ()
+    where: tuple[tuple[str, str], ...] = ()
+    field: str = "score"
+    scale: float = 100.0
+    combine: tuple[tuple[str, float], ...] = ()
+    sem: bool = False  #: print ± SEM over questions
+    key: str = ""  #: what ``combine`` names this column by (default: ``group/title``)
+
+    @property
+    def id(self) -> str:
+        return self.key or f"{self.group}/{self.title}"
+
+
+class LeaderboardLayout(Protocol):
+    """The benchmark's leaderboard columns for the tasks its runs cover (in the manifest's order)."""
+
+    def __call__(self, tasks: Sequence[str], /) -> list[LeaderboardColumn]: ...
+
+
 class PanelsHook(Protocol):
     """Viewer panels for one sample."""
 
@@ -175,6 +203,10 @@ class BenchmarkPlugin:
     query_time: QueryTime | None = None
     lmms_eval_log: LmmsEvalLog | None = None
     plan_requests: PlanRequests | None = None
+    #: the paper's leaderboard layout (default: one column per task and their macro average)
+    leaderboard: LeaderboardLayout | None = None
+    #: human titles of tasks and aggregates (default: the manifest's task titles)
+    titles: dict[str, str] = field(default_factory=dict)
 
 
 def plugin_for(name: str) -> BenchmarkPlugin:
