@@ -28,7 +28,9 @@ CLI = "from egoworld.cli import main; main()"
 
 
 def _cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", CLI, "leaderboard", *args], capture_output=True, text=True, check=check)
+    return subprocess.run(
+        [sys.executable, "-c", CLI, "leaderboard", *args], capture_output=True, text=True, check=check
+    )
 
 
 def _recompute(run: Path) -> list[float]:
@@ -70,7 +72,18 @@ def _md_values(md: str, model: str) -> list[float]:
 
 def test_markdown_csv_latex_equal_the_recomputed_table(runs, tmp_path):
     _, _, r = runs
-    proc = _cli("--run", str(r["oracle"]), "--run", str(r["random"]), "--run", str(r["prior"]), "--format", "all", "--out", str(tmp_path))
+    proc = _cli(
+        "--run",
+        str(r["oracle"]),
+        "--run",
+        str(r["random"]),
+        "--run",
+        str(r["prior"]),
+        "--format",
+        "all",
+        "--out",
+        str(tmp_path),
+    )
     files = sorted(p.name for p in tmp_path.iterdir())
     assert files == ["leaderboard_toy.csv", "leaderboard_toy.md", "leaderboard_toy.tex"], proc.stdout
     md = (tmp_path / "leaderboard_toy.md").read_text()
@@ -116,7 +129,11 @@ def test_different_questions_are_refused_or_warned(runs, tmp_path):
     run_benchmark(RunConfig(bench=bench.root, model="oracle", out=short, limit=20, progress=False))
     score_run(short)
     proc = _cli("--run", str(r["oracle"]), "--run", str(short), check=False)
-    assert proc.returncode == 2 and "different questions" in proc.stderr and "--allow-different-questions" in proc.stderr
+    assert (
+        proc.returncode == 2
+        and "different questions" in proc.stderr
+        and "--allow-different-questions" in proc.stderr
+    )
     with pytest.raises(DifferentQuestions):
         build_board(gather([r["oracle"], short])[0])
     ok = _cli("--run", str(r["oracle"]), "--run", str(short), "--allow-different-questions")
@@ -138,7 +155,13 @@ def _hand_run(root: Path, bench, name: str, scores: dict[str, float], extra=None
     }
     (run / "run.json").write_text(json.dumps(manifest))
     rows = [
-        {"sample": s.id, "task": s.task, "status": "ok", "score": scores[s.id], **((extra or {}).get(s.id, {}))}
+        {
+            "sample": s.id,
+            "task": s.task,
+            "status": "ok",
+            "score": scores[s.id],
+            **((extra or {}).get(s.id, {})),
+        }
         for s in bench.samples
     ]
     (run / "scores.jsonl").write_text("".join(json.dumps(x) + "\n" for x in rows))
@@ -150,11 +173,24 @@ def test_beyond3d_layout_has_eight_types_macro_and_chance(tmp_path):
 
     chance = dict(zip(TASK_ORDER, (50.0, 20.0, 20.0, 22.7, 25.0, 33.3, 33.3, 33.3), strict=True))
     samples = [
-        Sample(id=f"{t}-{i}", benchmark="beyond3d", task=t, episode=f"v{i % 3}", cluster=f"v{i % 3}",
-               question="q?", answer_type="choice", choices=("a", "b"), answer=0)
-        for t in TASK_ORDER for i in range(6)
+        Sample(
+            id=f"{t}-{i}",
+            benchmark="beyond3d",
+            task=t,
+            episode=f"v{i % 3}",
+            cluster=f"v{i % 3}",
+            question="q?",
+            answer_type="choice",
+            choices=("a", "b"),
+            answer=0,
+        )
+        for t in TASK_ORDER
+        for i in range(6)
     ]
-    tasks = {t: TaskInfo(answer_type="choice", metric="accuracy", title=TASK_TITLES[t], chance=chance[t]) for t in TASK_ORDER}
+    tasks = {
+        t: TaskInfo(answer_type="choice", metric="accuracy", title=TASK_TITLES[t], chance=chance[t])
+        for t in TASK_ORDER
+    }
     bench = save_benchmark(tmp_path / "b3d", name="beyond3d", tasks=tasks, samples=samples, seed=0)
     run = _hand_run(tmp_path, bench, "m", {s.id: float(int(s.id[-1]) % 2) for s in samples})
     board = build_board(gather([run])[0])
@@ -165,12 +201,25 @@ def test_beyond3d_layout_has_eight_types_macro_and_chance(tmp_path):
 
 def test_vsi_layout_overall_sem_and_duration_groups(tmp_path):
     samples = [
-        Sample(id=f"{t}-{i}", benchmark="vsi_wild", task=t, episode=f"v{i % 4}", cluster=f"v{i % 4}",
-               question="q?", answer_type="choice", choices=("a", "b", "c", "d"), answer=0,
-               metadata={"duration_group": "0-10" if i % 2 else "10-30"})
-        for t in ("VMR", "VPO", "VOO", "VOC") for i in range(8)
+        Sample(
+            id=f"{t}-{i}",
+            benchmark="vsi_wild",
+            task=t,
+            episode=f"v{i % 4}",
+            cluster=f"v{i % 4}",
+            question="q?",
+            answer_type="choice",
+            choices=("a", "b", "c", "d"),
+            answer=0,
+            metadata={"duration_group": "0-10" if i % 2 else "10-30"},
+        )
+        for t in ("VMR", "VPO", "VOO", "VOC")
+        for i in range(8)
     ]
-    tasks = {t: TaskInfo(answer_type="choice", metric="accuracy", chance=25.0) for t in ("VMR", "VPO", "VOO", "VOC")}
+    tasks = {
+        t: TaskInfo(answer_type="choice", metric="accuracy", chance=25.0)
+        for t in ("VMR", "VPO", "VOO", "VOC")
+    }
     bench = save_benchmark(tmp_path / "vsi", name="vsi_wild", tasks=tasks, samples=samples, seed=0)
     scores = {s.id: 1.0 if s.metadata["duration_group"] == "0-10" else 0.0 for s in samples}
     run = _hand_run(tmp_path, bench, "m", scores)
@@ -178,15 +227,26 @@ def test_vsi_layout_overall_sem_and_duration_groups(tmp_path):
     head = render.header(board)[2:]
     assert head[:5] == ["VMR", "VPO", "VOO", "VOC", "Overall"]
     cells = dict(zip(head, board.rows[0][1], strict=True))
-    assert cells["Overall"].value == 50.0 and cells["Overall"].sem == pytest.approx(100 * (0.25 / 31) ** 0.5 * (32 / 32) ** 0.5, rel=0.05)
+    assert cells["Overall"].value == 50.0 and cells["Overall"].sem == pytest.approx(
+        100 * (0.25 / 31) ** 0.5 * (32 / 32) ** 0.5, rel=0.05
+    )
     assert cells["Duration (min) 0-10"].value == 100.0 and cells["Duration (min) 10-30"].value == 0.0
     assert " ± " in render.markdown(board)
 
 
 def test_explore_layout_partitions(tmp_path):
     samples = [
-        Sample(id=f"x{i}", benchmark="explore", task="scene", episode=f"v{i % 3}", cluster=f"v{i % 3}",
-               question="a|b", answer_type="free", answer={"objects": []}, metadata={"partition": p})
+        Sample(
+            id=f"x{i}",
+            benchmark="explore",
+            task="scene",
+            episode=f"v{i % 3}",
+            cluster=f"v{i % 3}",
+            question="a|b",
+            answer_type="free",
+            answer={"objects": []},
+            metadata={"partition": p},
+        )
         for i, p in enumerate(["short", "short", "medium", "long"])
     ]
     tasks = {"scene": TaskInfo(answer_type="free", metric="s_uni")}

@@ -51,9 +51,14 @@ def leaderboard(
     except InputFileError as exc:
         fail(exc)
     if unscored:
-        console.print(f"[bold yellow]warning:[/] {len(unscored)} run folder(s) not scored, left out: {', '.join(unscored)}")
+        console.print(
+            f"[bold yellow]warning:[/] {len(unscored)} run folder(s) not scored, left out: {', '.join(unscored)}"
+        )
     if not entries:
-        fail("no scored run folders among the given ones (score them: `egoworld score --run RUN`)", EXIT_INCOMPLETE)
+        fail(
+            "no scored run folders among the given ones (score them: `egoworld score --run RUN`)",
+            EXIT_INCOMPLETE,
+        )
     formats = render.FORMATS if fmt == "all" else (fmt,)
     written = []
     for title, group in by_benchmark(entries).items():

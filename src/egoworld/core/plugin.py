@@ -190,6 +190,8 @@ class BenchmarkPlugin:
     """What one benchmark adds to the generic stages (see the hook protocols above)."""
 
     name: str
+    #: the benchmark's name as its paper prints it (report sections, leaderboards); default: ``name``
+    title: str = ""
     prompt: PromptBuilder = field(default_factory=PromptBuilder)
     #: extra metric functions by name (a task's ``metric`` in the manifest names one)
     metrics: dict[str, SampleMetric] = field(default_factory=dict)

@@ -28,7 +28,7 @@ def legend(board: Board) -> str:
     return (
         f"Over the {board.shared} questions every run answered; one decimal. Bold: best, underlined: second "
         f"best within a setting; a run whose difference is not significant (paired cluster bootstrap over "
-        f"each {board.clusters}, {int(100 * 0.95)} % interval, seed {board.seed}) shares the mark (a tie)."
+        f"{board.clusters}, 95 % interval, seed {board.seed}) shares the mark (a tie)."
     )
 
 
@@ -48,7 +48,9 @@ def markdown(board: Board) -> str:
         out = []
         for c in cells:
             text = number(c)
-            out.append(f"**{text}**" if c.mark == "best" else f"<u>{text}</u>" if c.mark == "second" else text)
+            out.append(
+                f"**{text}**" if c.mark == "best" else f"<u>{text}</u>" if c.mark == "second" else text
+            )
         lines.append(f"| {entry.model} | {entry.setting} | " + " | ".join(out) + " |")
     chance = _chance_row(board)
     if chance:
@@ -106,7 +108,11 @@ def latex(board: Board) -> str:
         for c in cells:
             text = _tex(number(c))
             out.append(
-                rf"\textbf{{{text}}}" if c.mark == "best" else rf"\underline{{{text}}}" if c.mark == "second" else text
+                rf"\textbf{{{text}}}"
+                if c.mark == "best"
+                else rf"\underline{{{text}}}"
+                if c.mark == "second"
+                else text
             )
         lines.append(f"{_tex(entry.model)} & {_tex(entry.setting)} & " + " & ".join(out) + r" \\")
     chance = _chance_row(board)

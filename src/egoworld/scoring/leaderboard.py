@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -127,17 +127,20 @@ def load_run(run: Path, *, model: str | None = None, setting: str | None = None)
     )
 
 
+def entry(run: Path) -> RunEntry:
+    """A run folder's entry; a campaign's cell (``CAMPAIGN/runs/MODEL__BENCH__SETTING``) is labelled by the
+    sweep's model and setting names."""
+    run = Path(run)
+    parts = run.name.split("__")
+    if len(parts) == 3 and run.parent.name == "runs" and (run.parent.parent / "campaign.json").is_file():
+        return load_run(run, model=parts[0], setting=parts[2])
+    return load_run(run)
+
+
 def campaign_runs(folder: Path) -> list[RunEntry]:
-    """The scored runs of a campaign folder (``runs/MODEL__BENCH__SETTING``), labelled by the sweep's names."""
+    """The scored runs of a campaign folder, in cell-name order."""
     runs = sorted(p for p in (folder / "runs").iterdir() if p.is_dir()) if (folder / "runs").is_dir() else []
-    out = []
-    for run in runs:
-        if not (run / SCORES_JSONL).is_file():
-            continue
-        parts = run.name.split("__")
-        model, setting = (parts[0], parts[-1]) if len(parts) == 3 else (None, None)
-        out.append(load_run(run, model=model, setting=setting))
-    return out
+    return [entry(run) for run in runs if (run / SCORES_JSONL).is_file()]
 
 
 def gather(paths: Sequence[Path]) -> tuple[list[RunEntry], list[str]]:
@@ -148,7 +151,7 @@ def gather(paths: Sequence[Path]) -> tuple[list[RunEntry], list[str]]:
         p = Path(p)
         if (p / RUN_MANIFEST).is_file():
             if (p / SCORES_JSONL).is_file():
-                entries.append(load_run(p))
+                entries.append(entry(p))
             else:
                 unscored.append(str(p))
         elif (p / "runs").is_dir():
@@ -255,6 +258,11 @@ def build_board(
             f"{first.benchmark}: the runs answered different questions ({counts}; {len(shared)} shared); "
             "rerun the missing ones, or pass --allow-different-questions to compare the shared ones"
         )
+    labels = [(e.model, e.setting) for e in entries]
+    entries = [
+        replace(e, model=f"{e.model} [{e.name}]") if labels.count((e.model, e.setting)) > 1 else e
+        for e in entries
+    ]
     plugin = plugin_for(first.benchmark)
     info = _bench_info(first.bench_path, first.benchmark)
     seen = {first.questions[s]["task"] for s in shared}
@@ -296,12 +304,16 @@ def build_board(
     keep = [i for i in range(len(cols)) if any(cells[i].value is not None for _, cells in rows)]
     return Board(
         benchmark=first.benchmark,
-        columns=[cols[i] for i in keep],  # a column no run has a value in (a duration group absent) is left out
+        columns=[
+            cols[i] for i in keep
+        ],  # a column no run has a value in (a duration group absent) is left out
         rows=[(e, [cells[i] for i in keep]) for e, cells in rows],
         chance=[chance[i] for i in keep],
         shared=len(shared),
         answered=answered,
-        clusters="cluster" if info else "question (benchmark folder not found)",
+        clusters="the benchmark's clusters (videos / episodes)"
+        if info
+        else "questions (no benchmark folder)",
         seed=seed,
     )
 

@@ -54,6 +54,7 @@ def _query_time(sample: Sample) -> float:
 
 PLUGIN = BenchmarkPlugin(
     name=BENCHMARK_NAME,
+    title="Beyond3D",
     prompt=Beyond3DPromptBuilder(),
     report_columns=TASK_ORDER,
     report_sections=_sections,

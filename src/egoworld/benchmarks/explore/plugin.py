@@ -111,6 +111,7 @@ def _leaderboard(tasks: Sequence[str]) -> list[LeaderboardColumn]:
 
 PLUGIN = BenchmarkPlugin(
     name=BENCHMARK_NAME,
+    title="EXPLORE-Bench",
     prompt=ExplorePromptBuilder(),
     report_columns=TASK_ORDER,
     score_run=_score_run,

@@ -27,12 +27,15 @@ def _leaderboard(tasks: Sequence[str]) -> list[LeaderboardColumn]:
 
     cols = [LeaderboardColumn(t, tasks=(t,), sem=True) for t in tasks]
     cols.append(LeaderboardColumn("Overall", sem=True))
-    cols += [LeaderboardColumn(g, group="Duration (min)", where=(("duration_group", g),)) for g in GROUP_NAMES]
+    cols += [
+        LeaderboardColumn(g, group="Duration (min)", where=(("duration_group", g),)) for g in GROUP_NAMES
+    ]
     return cols
 
 
 PLUGIN = BenchmarkPlugin(
     name=BENCHMARK_NAME,
+    title="VSI-Super-Wild",
     report_columns=TASK_ORDER,
     report_sections=_sections,
     official_score=official_score,
