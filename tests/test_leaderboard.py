@@ -263,3 +263,36 @@ def test_explore_layout_partitions(tmp_path):
     assert cells["Long S_obj"].value == 63.0
     tex = render.latex(board)
     assert r"\multicolumn{4}{c}{Short}" in tex and r"\cmidrule(lr){3-6}" in tex
+
+
+def test_view_leaderboard_page_over_http_and_compare_baseline(runs, tmp_path):
+    """`egoworld view` serves the same table (best bold) at /b/BENCH/leaderboard; the compare page measures
+    against the run `--baseline` names (and `?baseline=` overrides it)."""
+    import urllib.request
+
+    from view_helpers import start_view, stop
+
+    _, _, r = runs
+    args = ["--run", str(r["oracle"]), "--run", str(r["random"]), "--run", str(r["prior"])]
+    proc, url = start_view([*args, "--baseline", str(r["prior"])])
+    try:
+        base = url.rstrip("/")
+        overview = urllib.request.urlopen(base + "/").read().decode()
+        link = re.search(r'href="(/b/[^"]+/leaderboard)"', overview).group(1)
+        page = urllib.request.urlopen(base + link).read().decode()
+        assert 'data-testid="leaderboard"' in page and '<div class="scroll"><table class="leaderboard">' in page
+        assert '<td class="num" data-mark="best"><b>100.0</b></td>' in page
+        assert "<th>MC</th><th>COUNT</th><th>Macro</th>" in page
+        compare = urllib.request.urlopen(base + link.replace("leaderboard", "compare")).read().decode()
+        assert "Paired differences (vs prior (text))" in compare
+        chosen = urllib.request.urlopen(base + link.replace("leaderboard", "compare?baseline=oracle")).read()
+        assert "Paired differences (vs oracle (text))" in chosen.decode()
+    finally:
+        stop(proc)
+    refused = subprocess.run(
+        [sys.executable, "-m", "egoworld.cli", "view", "--run", str(r["oracle"]), "--baseline", str(r["prior"])],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 2 and "not among the runs shown" in refused.stderr

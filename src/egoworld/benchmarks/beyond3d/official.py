@@ -131,8 +131,9 @@ def _trajectories(acc: dict[str, float], samples: dict[str, Sample]) -> dict[str
 
 
 def _human(name: str) -> str:
-    """``oos_step4_fixture_accuracy`` → ``Step 4 fixture accuracy``; ``macro_avg`` → ``Macro avg``."""
-    text = re.sub(r"^oos_", "", name)
+    """``oos_step4_fixture_accuracy`` → ``Step 4 fixture``; ``macro_avg`` → ``Macro avg`` (the section says
+    which columns are accuracies)."""
+    text = re.sub(r"_accuracy$", "", re.sub(r"^oos_", "", name))
     text = re.sub(r"step(\d+)([a-z]?)", lambda m: f"step {m.group(1)}{m.group(2)}", text).replace("_", " ")
     return text[:1].upper() + text[1:]
 
@@ -159,5 +160,7 @@ def official_section(summaries: Sequence[dict], labels: Sequence[str]) -> Report
     )
     html = f'<div class="scroll"><table><tr><th>Run</th>{head}</tr>{body}</table></div>'
     return ReportSection(
-        title="Official Beyond3D aggregates (oos_aggregate_results)", markdown="\n".join(md), html=html
+        title="Official Beyond3D aggregates (oos_aggregate_results; branch and step columns: accuracy, %)",
+        markdown="\n".join(md),
+        html=html,
     )
