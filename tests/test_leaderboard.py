@@ -280,7 +280,9 @@ def test_view_leaderboard_page_over_http_and_compare_baseline(runs, tmp_path):
         overview = urllib.request.urlopen(base + "/").read().decode()
         link = re.search(r'href="(/b/[^"]+/leaderboard)"', overview).group(1)
         page = urllib.request.urlopen(base + link).read().decode()
-        assert 'data-testid="leaderboard"' in page and '<div class="scroll"><table class="leaderboard">' in page
+        assert (
+            'data-testid="leaderboard"' in page and '<div class="scroll"><table class="leaderboard">' in page
+        )
         assert '<td class="num" data-mark="best"><b>100.0</b></td>' in page
         assert "<th>MC</th><th>COUNT</th><th>Macro</th>" in page
         compare = urllib.request.urlopen(base + link.replace("leaderboard", "compare")).read().decode()
@@ -290,7 +292,16 @@ def test_view_leaderboard_page_over_http_and_compare_baseline(runs, tmp_path):
     finally:
         stop(proc)
     refused = subprocess.run(
-        [sys.executable, "-m", "egoworld.cli", "view", "--run", str(r["oracle"]), "--baseline", str(r["prior"])],
+        [
+            sys.executable,
+            "-m",
+            "egoworld.cli",
+            "view",
+            "--run",
+            str(r["oracle"]),
+            "--baseline",
+            str(r["prior"]),
+        ],
         capture_output=True,
         text=True,
         timeout=60,

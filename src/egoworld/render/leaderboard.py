@@ -103,7 +103,9 @@ def latex(board: Board) -> str:
             at += k
         lines += [" & ".join(cells) + r" \\", " ".join(rules)]
     lines += ["Model & Setting & " + " & ".join(_tex(c.title) for c in board.columns) + r" \\", r"\midrule"]
-    for entry, cells in board.rows:
+    for k, (entry, cells) in enumerate(board.rows):
+        if k and entry.setting != board.rows[k - 1][0].setting:
+            lines.append(r"\midrule")  # one block of rows per setting
         out = []
         for c in cells:
             text = _tex(number(c))

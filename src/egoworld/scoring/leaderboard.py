@@ -244,6 +244,8 @@ def build_board(
     """The leaderboard of runs of one benchmark build (see the module docstring)."""
     if not entries:
         raise InputFileError("no scored runs to put on a leaderboard")
+    blocks = list(dict.fromkeys(e.setting for e in entries))
+    entries = sorted(entries, key=lambda e: blocks.index(e.setting))  # rows in setting blocks, as the papers
     first = entries[0]
     answered = {e.name: len(e.questions) for e in entries}
     shared = sorted(set.intersection(*(set(e.questions) for e in entries)))

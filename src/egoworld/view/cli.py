@@ -67,7 +67,8 @@ def view_cmd(
     baseline: Annotated[
         Path | None,
         typer.Option(
-            "--baseline", help="Run folder the compare page measures the others against (default: the first)."
+            "--baseline",
+            help="The compare page's baseline: one of the --run folders (default: the first run).",
         ),
     ] = None,
     per_episode: Annotated[int, typer.Option(help="--audit: items sampled per episode.")] = 20,
