@@ -121,6 +121,7 @@ def test_identical_answers_tie_and_clearly_different_ones_do_not(runs):
     assert marks[0] == marks[1] == ["second"] * 3  # random and its twin tie for second
     again = build_board(entries, seed=3)
     assert [[c.mark for c in cells] for _, cells in again.rows] == marks  # seeded: the same marks
+    assert render.latex(again) == render.latex(board) and render.to_csv(again) == render.to_csv(board)
 
 
 def test_different_questions_are_refused_or_warned(runs, tmp_path):
@@ -139,6 +140,12 @@ def test_different_questions_are_refused_or_warned(runs, tmp_path):
     ok = _cli("--run", str(r["oracle"]), "--run", str(short), "--allow-different-questions")
     assert "warning" in ok.stderr and "Warning: the runs answered different questions" in ok.stdout
     assert "only the 20 questions" in ok.stdout
+    # the report says it too, in tables.md as in the HTML; its section is named by benchmark and setting
+    from egoworld.report.build import build_report
+
+    build_report([r["oracle"], short], tmp_path / "report", pages="none")
+    md = (tmp_path / "report" / "tables.md").read_text()
+    assert "## toy · text\n" in md and "> **Warning:** These runs scored different question sets" in md
 
 
 def _hand_run(root: Path, bench, name: str, scores: dict[str, float], extra=None) -> Path:
