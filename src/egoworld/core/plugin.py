@@ -210,6 +210,15 @@ class BenchmarkPlugin:
     #: human titles of tasks and aggregates (default: the manifest's task titles)
     titles: dict[str, str] = field(default_factory=dict)
 
+    def task_title(self, task: str, manifest_title: str | None = None) -> str:
+        """The paper's name of a task (``titles``), else the manifest's, else the name made readable
+        (``object_camera_direction`` → ``Object camera direction``; all-capital names stay)."""
+        title = self.titles.get(task) or manifest_title
+        if title:
+            return title
+        text = task.replace("_", " ").strip()
+        return text if text.isupper() else text[:1].upper() + text[1:]
+
 
 def plugin_for(name: str) -> BenchmarkPlugin:
     """The plug-in registered for benchmark ``name`` (the default plug-in when no package registers one)."""

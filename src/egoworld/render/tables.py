@@ -38,19 +38,10 @@ def run_label(summary: dict[str, Any]) -> str:
     return f"{summary.get('model_spec', '?')} ({setting_label(summary)})"
 
 
-def humanize(name: str) -> str:
-    """``object_camera_direction`` → ``Object camera direction`` (names no plug-in or manifest titles)."""
-    text = name.replace("_", " ").strip()
-    return text[:1].upper() + text[1:] if text and not text.isupper() else text
-
-
 def task_title(summaries: Sequence[dict[str, Any]], task: str) -> str:
-    """A task's human title: the plug-in's (the paper's name), else the manifest's, else the name humanized."""
-    for s in summaries:
-        title = plugin_for(s["benchmark"]).titles.get(task) or (s["tasks"].get(task) or {}).get("title")
-        if title:
-            return str(title)
-    return humanize(task)
+    """A task's human title: the plug-in's (the paper's name), else the manifest's, else the name made readable."""
+    manifest = next((str(t) for s in summaries if (t := (s["tasks"].get(task) or {}).get("title"))), None)
+    return plugin_for(summaries[0]["benchmark"]).task_title(task, manifest) if summaries else task
 
 
 def task_columns(summaries: Sequence[dict[str, Any]]) -> list[str]:

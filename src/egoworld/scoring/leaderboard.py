@@ -177,7 +177,8 @@ def by_benchmark(entries: Sequence[RunEntry]) -> dict[str, list[RunEntry]]:
 
 
 def default_layout(tasks: Sequence[str], titles: dict[str, str]) -> list[LeaderboardColumn]:
-    cols = [LeaderboardColumn(titles.get(t, t), tasks=(t,), key=t) for t in tasks]
+    """One column per task (``titles``: task → title) and, for several tasks, their macro average."""
+    cols = [LeaderboardColumn(titles[t], tasks=(t,), key=t) for t in tasks]
     if len(cols) > 1:
         cols.append(LeaderboardColumn("Macro", combine=tuple((t, 1.0 / len(tasks)) for t in tasks)))
     return cols
@@ -270,7 +271,7 @@ def build_board(
     seen = {first.questions[s]["task"] for s in shared}
     order = list(plugin.report_columns or ()) + (info.tasks if info else sorted(seen))
     tasks = [t for i, t in enumerate(order) if t in seen and t not in order[:i]]
-    titles = {**(info.titles if info else {}), **plugin.titles}
+    titles = {t: plugin.task_title(t, info.titles.get(t) if info else None) for t in tasks}
     cols = plugin.leaderboard(tasks) if plugin.leaderboard else default_layout(tasks, titles)
     forms = _linear(cols)
     clusters = {s: (info.clusters.get(s, s) if info else s) for s in shared}
