@@ -314,3 +314,24 @@ def test_view_leaderboard_page_over_http_and_compare_baseline(runs, tmp_path):
         timeout=60,
     )
     assert refused.returncode == 2 and "not among the runs shown" in refused.stderr
+
+
+def test_explore_runs_scored_by_different_judges_are_flagged(tmp_path):
+    samples = [
+        Sample(id=f"x{i}", benchmark="explore", task="scene", episode="v", cluster="v", question="a|b",
+               answer_type="free", answer={"objects": []}, metadata={"partition": "short"})
+        for i in range(3)
+    ]  # fmt: skip
+    bench = save_benchmark(
+        tmp_path / "ex", name="explore", tasks={"scene": TaskInfo(answer_type="free", metric="s_uni")},
+        samples=samples, seed=0,
+    )  # fmt: skip
+    extra = {s.id: {"partition": "short", "s_obj": 50.0, "s_att": 2.0, "s_rel": 2.0} for s in samples}
+    runs = []
+    for name, judge in (("a", "lexical"), ("b", "openai:qwen3-8b")):
+        run = _hand_run(tmp_path, bench, name, {s.id: 0.5 for s in samples}, extra)
+        (run / "scores.json").write_text(json.dumps({"explore": {"judge": {"label": judge}}}))
+        runs.append(run)
+    board = build_board(gather(runs)[0])
+    assert "different judges scored these runs (a: lexical; b: openai:qwen3-8b)" in render.markdown(board)
+    assert not build_board(gather(runs[:1])[0]).warning()

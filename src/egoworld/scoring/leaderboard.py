@@ -20,7 +20,7 @@ import numpy as np
 
 from egoworld.core.files import InputFileError, iter_jsonl, read_json_object
 from egoworld.core.plugin import LeaderboardColumn, plugin_for
-from egoworld.core.run_config import RUN_MANIFEST, SCORES_JSONL
+from egoworld.core.run_config import RUN_MANIFEST, SCORES_JSON, SCORES_JSONL
 from egoworld.metrics.stats import cluster_bootstrap_cis, mean_sem
 
 N_BOOT = 2000
@@ -42,6 +42,7 @@ class RunEntry:
     bench_hash: str
     bench_path: str
     questions: dict[str, dict[str, Any]]
+    judge: str | None = None  #: the judge that scored the run (judge-scored benchmarks), from scores.json
 
     @property
     def name(self) -> str:
@@ -72,15 +73,23 @@ class Board:
     def differ(self) -> bool:
         return any(n != self.shared for n in self.answered.values())
 
+    judges: dict[str, str] = field(default_factory=dict)  #: run name → judge, where a judge scored it
+
     def warning(self) -> str:
-        """'' when every run answered the same questions, else the loud line."""
-        if not self.differ:
-            return ""
-        counts = "; ".join(f"{k}: {v}" for k, v in self.answered.items())
-        return (
-            f"Warning: the runs answered different questions ({counts}); only the {self.shared} "
-            "questions all of them answered are compared."
-        )
+        """'' when the runs are comparable as they stand, else the loud line(s)."""
+        lines = []
+        if self.differ:
+            counts = "; ".join(f"{k}: {v}" for k, v in self.answered.items())
+            lines.append(
+                f"Warning: the runs answered different questions ({counts}); only the {self.shared} "
+                "questions all of them answered are compared."
+            )
+        if len(set(self.judges.values())) > 1:
+            named = "; ".join(f"{k}: {v}" for k, v in self.judges.items())
+            lines.append(
+                f"Warning: different judges scored these runs ({named}); rescore them with one judge."
+            )
+        return " ".join(lines)
 
 
 def _setting(manifest: dict[str, Any]) -> str:
@@ -116,7 +125,12 @@ def load_run(run: Path, *, model: str | None = None, setting: str | None = None)
         if not values.get("score"):
             continue  # never answered (errors, missing rows): not a question this run covers
         questions[sid] = q | {k: float(np.mean(v)) for k, v in values.items()}
+    judge = None
+    if (run / SCORES_JSON).is_file():
+        block = read_json_object(run / SCORES_JSON)
+        judge = next((str(v["judge"]["label"]) for v in block.values() if _has_judge(v)), None)
     return RunEntry(
+        judge=judge,
         dir=run,
         model=model or str(manifest.get("model_spec", "?")),
         setting=setting or _setting(manifest),
@@ -135,6 +149,10 @@ def entry(run: Path) -> RunEntry:
     if len(parts) == 3 and run.parent.name == "runs" and (run.parent.parent / "campaign.json").is_file():
         return load_run(run, model=parts[0], setting=parts[2])
     return load_run(run)
+
+
+def _has_judge(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("judge"), dict) and "label" in value["judge"]
 
 
 def campaign_runs(folder: Path) -> list[RunEntry]:
@@ -314,6 +332,7 @@ def build_board(
         chance=[chance[i] for i in keep],
         shared=len(shared),
         answered=answered,
+        judges={e.name: e.judge for e in entries if e.judge is not None},
         clusters="the benchmark's clusters (videos / episodes)"
         if info
         else "questions (no benchmark folder)",
