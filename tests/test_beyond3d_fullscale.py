@@ -336,7 +336,7 @@ def test_baselines_and_report(full: tuple[Path, Path], tmp_path: Path) -> None:
     ):
         assert title in md
     chance_row = next(line for line in md.splitlines() if line.startswith("| chance (computed)"))
-    assert chance_row.rstrip(" |").endswith(f"{bench.manifest.builder['chance_macro']:.2f}")
+    assert chance_row.rstrip(" |").endswith(f"{bench.manifest.builder['chance_macro']:.1f}")
     assert (
         "| prior (text) |" in md and "| uniform guess | Last Visible Time | 20.0 | 40.0 | 60.0 | 80.0 |" in md
     )
