@@ -59,7 +59,7 @@ def test_import_run_score_report(tmp_path, data_dir):
     )
     assert result.exit_code == 0, result.output
     result = runner.invoke(app, ["score", str(run)])
-    assert result.exit_code == 0 and "Overall 100.00" in result.output
+    assert result.exit_code == 0 and "Overall 100.0" in result.output
     assert json.loads((run / "scores.json").read_text())["n"] == 20
     result = runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "rep")])
     assert result.exit_code == 0 and (tmp_path / "rep" / "index.html").is_file()

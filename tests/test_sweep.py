@@ -111,8 +111,17 @@ def test_sweep_kill9_resume_matches_uninterrupted(tmp_path: Path) -> None:
         _check_leaderboard(clean)
 
 
+def _section(text: str, title: str) -> list[str]:
+    """The lines of one benchmark's table in the leaderboard's output (from its title to the next)."""
+    lines = text.splitlines()
+    start = lines.index(title)
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(title[:2])), len(lines))
+    return lines[start:end]
+
+
 def _check_leaderboard(campaign: Path) -> None:
-    """The leaderboard of b1 equals the table recomputed here from each run's scores.jsonl."""
+    """The leaderboard of b1 equals the table recomputed here from each run's scores.jsonl (tasks in the
+    manifest's order, then their macro mean; rows: the sweep's model and setting names)."""
     runs = sorted(p for p in (campaign / "runs").iterdir() if "__b1__" in p.name)
     means = {}
     for run in runs:
@@ -120,11 +129,12 @@ def _check_leaderboard(campaign: Path) -> None:
         for line in (run / "scores.jsonl").read_text().splitlines():
             r = json.loads(line)
             per_sample.setdefault(r["sample"], [r["task"], []])[1].append(r["score"])
-        tasks = {}
+        tasks: dict[str, list] = {"PICK": [], "NAME": []}
         for task, scores in per_sample.values():
-            tasks.setdefault(task, []).append(sum(scores) / len(scores))
-        values = [100 * sum(v) / len(v) for _, v in sorted(tasks.items())]
-        means[run.name] = [round(v, 1) for v in values] + [round(sum(values) / len(values), 1)]
+            tasks[task].append(sum(scores) / len(scores))
+        values = [100 * sum(v) / len(v) for v in tasks.values()]
+        model, _, setting = run.name.split("__")
+        means[(model, setting)] = [round(v, 1) for v in values] + [round(sum(values) / len(values), 1)]
     md = subprocess.run(
         [sys.executable, "-c", CLI, "leaderboard", str(campaign)], capture_output=True, text=True, check=True
     ).stdout
@@ -134,14 +144,16 @@ def _check_leaderboard(campaign: Path) -> None:
         text=True,
         check=True,
     ).stdout
-    for name, values in means.items():
-        cols = [
-            c.strip().strip("*").replace("<u>", "").replace("</u>", "")
-            for c in next(ln for ln in md.splitlines() if ln.startswith(f"| {name} |")).split("|")[2:-1]
-        ]
+    for (model, setting), values in means.items():
+        line = next(ln for ln in _section(md, "## toy (b1)") if ln.startswith(f"| {model} | {setting} |"))
+        cols = [c.strip().strip("*").replace("<u>", "").replace("</u>", "") for c in line.split("|")[3:-1]]
         assert [float(c) for c in cols] == values
-        row = next(ln for ln in tex.splitlines() if ln.startswith(name.replace("_", r"\_")))
-        nums = [float(re.search(r"\d+\.\d", x).group()) for x in row.split("&")[1:]]
+        row = next(
+            ln
+            for ln in _section(tex, "% toy (b1)")
+            if ln.startswith(f"{model.replace('_', chr(92) + '_')} & {setting} &")
+        )
+        nums = [float(re.search(r"\d+\.\d", x).group()) for x in row.split("&")[2:]]
         assert nums == values
     assert r"\toprule" in tex and r"\bottomrule" in tex
 

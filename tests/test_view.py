@@ -206,7 +206,7 @@ def test_report_static_sample_pages_are_self_contained(world, tmp_path) -> None:
     index = build_report([world["gold"], world["mixed"], framed], report)
     page = index.read_text()
     assert "different question sets" in page and "95 % cluster-bootstrap CIs" in page
-    assert (report / "viewtoy_ci95.csv").read_text().splitlines()[-1].startswith("chance,25.00")
+    assert (report / "viewtoy_ci95.csv").read_text().splitlines()[-1].startswith("chance,25.0")
     moved = tmp_path / "elsewhere" / "copy"
     shutil.copytree(report, moved)
     shutil.rmtree(report)

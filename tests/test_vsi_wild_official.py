@@ -110,5 +110,5 @@ def test_official_questions_get_durations_and_the_report_groups_them(
     md = (tmp_path / "rep" / "tables.md").read_text()
     assert "### VSI-Super-Wild by video duration" in md
     overall = next(line for line in md.splitlines() if "| Overall |" in line and line.startswith("| oracle"))
-    assert overall.count("100.00 ± 0.00") == 5
+    assert overall.count("100.0 ± 0.0") == 5
     assert "### VOO: first vs last appearance" in md

@@ -12,7 +12,7 @@ EXAMPLES: dict[str, str] = {
     "models": "egoworld models",
     "sweep run": "egoworld sweep run sweep.yaml --out campaigns/c1",
     "sweep status": "egoworld sweep status campaigns/c1",
-    "leaderboard": "egoworld leaderboard campaigns/c1 --format latex",
+    "leaderboard": "egoworld leaderboard campaigns/c1 --format all --out campaigns/c1/leaderboard",
     "doctor": "egoworld doctor --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-VL-7B-Instruct",
     "run": "egoworld run --bench bench/vsi_wild --model openai:Qwen/Qwen2.5-VL-7B-Instruct "
     "--base-url http://127.0.0.1:8000/v1 --setting frames --frames 128 --out runs/qwen7b",

@@ -1,4 +1,4 @@
-"""`egoworld leaderboard CAMPAIGN | --run RUN …`: runs side by side (Markdown, CSV-free LaTeX too)."""
+"""`egoworld leaderboard CAMPAIGN | RUN …`: the papers' tables over scored runs (Markdown, CSV, LaTeX)."""
 
 from __future__ import annotations
 
@@ -7,30 +7,76 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import fail
+from egoworld.core.errors import EXIT_INCOMPLETE, console, fail
 
 
 def leaderboard(
-    campaign: Annotated[
-        Path | None, typer.Argument(help="Campaign folder written by `egoworld sweep run`.")
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Campaign folders (`egoworld sweep run`) or run folders.", show_default=False),
     ] = None,
     run: Annotated[list[Path] | None, typer.Option("--run", help="Run folder (repeatable).")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="markdown | latex")] = "markdown",
+    fmt: Annotated[str, typer.Option("--format", help="md | csv | latex | all (all needs --out).")] = "md",
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Folder for leaderboard_BENCH.{md,csv,tex} (default: print).")
+    ] = None,
+    allow_different_questions: Annotated[
+        bool,
+        typer.Option(help="Compare runs that answered different questions on the ones they share (warned)."),
+    ] = False,
+    seed: Annotated[int, typer.Option(help="Seed of the paired cluster bootstrap that decides ties.")] = 0,
 ) -> None:
-    """Scores of runs side by side over their shared questions; best bold, second underlined."""
-    from egoworld.campaign.leaderboard import by_benchmark, latex, markdown
+    """The benchmark's table as in its paper (Beyond3D: 8 types + macro and chance; VSI-Super-Wild: tasks,
+    Overall ± SEM and duration groups; EXPLORE: S_obj / S_att / S_rel / S_uni per partition), one per
+    benchmark, over the questions every run answered. Best bold, second underlined; runs whose difference is
+    not significant under a paired cluster bootstrap share the mark. Runs that answered different questions
+    are refused unless --allow-different-questions.
 
-    runs = list(run or []) + (
-        sorted(p for p in (campaign / "runs").iterdir() if p.is_dir()) if campaign else []
-    )
-    runs = [r for r in runs if (r / "scores.jsonl").is_file()]
-    if not runs:
-        fail("no scored run folders given (pass a campaign folder or --run RUN)")
-    if fmt not in ("markdown", "latex"):
-        fail(f"--format {fmt!r}: expected markdown or latex")
-    for bench, group in by_benchmark(runs).items():
+    Example: egoworld leaderboard campaigns/c1 --format all --out campaigns/c1/leaderboard
+    """
+    from egoworld.core.files import InputFileError, write_text
+    from egoworld.render import leaderboard as render
+    from egoworld.scoring.leaderboard import build_board, by_benchmark, gather
+
+    fmt = {"markdown": "md", "tex": "latex"}.get(fmt, fmt)
+    if fmt not in (*render.FORMATS, "all"):
+        fail(f"--format {fmt!r}: expected md, csv, latex or all")
+    if fmt == "all" and out is None:
+        fail("--format all writes three files: give --out DIR")
+    given = [*(paths or []), *(run or [])]
+    if not given:
+        fail("give a campaign folder or run folders (positional or --run RUN)")
+    try:
+        entries, unscored = gather(given)
+    except InputFileError as exc:
+        fail(exc)
+    if unscored:
+        console.print(
+            f"[bold yellow]warning:[/] {len(unscored)} run folder(s) not scored, left out: {', '.join(unscored)}"
+        )
+    if not entries:
+        fail(
+            "no scored run folders among the given ones (score them: `egoworld score --run RUN`)",
+            EXIT_INCOMPLETE,
+        )
+    formats = render.FORMATS if fmt == "all" else (fmt,)
+    written = []
+    for title, group in by_benchmark(entries).items():
         try:
-            text = markdown(group) if fmt == "markdown" else latex(group)
-        except ValueError as exc:
-            fail(f"{bench}: {exc}")
-        print(("## " if fmt == "markdown" else "% ") + Path(bench).name + "\n\n" + text)
+            board = build_board(group, allow_different=allow_different_questions, seed=seed)
+        except (InputFileError, ValueError) as exc:
+            fail(exc)
+        if board.warning():
+            console.print(f"[bold yellow]warning:[/] {title}: {board.warning()}", highlight=False)
+        for f in formats:
+            text = render.render(board, f)
+            if out is None:
+                head = {"md": f"## {title}\n\n", "latex": f"% {title}\n"}.get(f, "")
+                typer.echo(head + text)
+            else:
+                slug = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in title)
+                path = out / f"leaderboard_{slug}.{render.SUFFIX[f]}"
+                write_text(path, text)
+                written.append(path)
+    for path in written:
+        typer.echo(f"wrote {path}")

@@ -151,6 +151,34 @@ class PlanRequests(Protocol):
     def __call__(self, bench: Benchmark, cfg: RunConfig, /) -> ChainPlan | None: ...
 
 
+@dataclass(frozen=True)
+class LeaderboardColumn:
+    """One column of a benchmark's leaderboard (the paper's table): the mean over questions of ``field``
+    (a question's value: the mean over its scores rows) times ``scale``, over the questions of ``tasks`` (all
+    when empty) whose scores row or sample metadata holds every ``where`` value; or, with ``combine``, a
+    weighted sum of earlier columns (by ``key``), e.g. the macro average or S_uni."""
+
+    title: str
+    group: str = ""  #: header above a run of columns (a partition, "Duration (min)")
+    tasks: tuple[str, ...] = ()
+    where: tuple[tuple[str, str], ...] = ()
+    field: str = "score"
+    scale: float = 100.0
+    combine: tuple[tuple[str, float], ...] = ()
+    sem: bool = False  #: print ± SEM over questions
+    key: str = ""  #: what ``combine`` names this column by (default: ``group/title``)
+
+    @property
+    def id(self) -> str:
+        return self.key or f"{self.group}/{self.title}"
+
+
+class LeaderboardLayout(Protocol):
+    """The benchmark's leaderboard columns for the tasks its runs cover (in the manifest's order)."""
+
+    def __call__(self, tasks: Sequence[str], /) -> list[LeaderboardColumn]: ...
+
+
 class PanelsHook(Protocol):
     """Viewer panels for one sample."""
 
@@ -162,6 +190,8 @@ class BenchmarkPlugin:
     """What one benchmark adds to the generic stages (see the hook protocols above)."""
 
     name: str
+    #: the benchmark's name as its paper prints it (report sections, leaderboards); default: ``name``
+    title: str = ""
     prompt: PromptBuilder = field(default_factory=PromptBuilder)
     #: extra metric functions by name (a task's ``metric`` in the manifest names one)
     metrics: dict[str, SampleMetric] = field(default_factory=dict)
@@ -175,6 +205,19 @@ class BenchmarkPlugin:
     query_time: QueryTime | None = None
     lmms_eval_log: LmmsEvalLog | None = None
     plan_requests: PlanRequests | None = None
+    #: the paper's leaderboard layout (default: one column per task and their macro average)
+    leaderboard: LeaderboardLayout | None = None
+    #: human titles of tasks and aggregates (default: the manifest's task titles)
+    titles: dict[str, str] = field(default_factory=dict)
+
+    def task_title(self, task: str, manifest_title: str | None = None) -> str:
+        """The paper's name of a task (``titles``), else the manifest's, else the name made readable
+        (``object_camera_direction`` → ``Object camera direction``; all-capital names stay)."""
+        title = self.titles.get(task) or manifest_title
+        if title:
+            return title
+        text = task.replace("_", " ").strip()
+        return text if text.isupper() else text[:1].upper() + text[1:]
 
 
 def plugin_for(name: str) -> BenchmarkPlugin:

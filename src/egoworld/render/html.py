@@ -14,7 +14,7 @@ body{font-family:system-ui,sans-serif;margin:2em;max-width:1300px;color:#222}
 .warn{background:#fff4d6;border:1px solid #e0b84a;padding:6px 10px}
 table{border-collapse:collapse;margin:1em 0;font-size:14px}
 th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f3f3f3} td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f3f3f3;min-width:3em} td.num{text-align:right;font-variant-numeric:tabular-nums}
 pre{white-space:pre-wrap;margin:0;font-size:12px;max-width:520px}
 .ok{color:#176317}.bad{color:#a31515}.muted{color:#777;font-size:13px}
 img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}
@@ -60,8 +60,9 @@ def scroll(inner: str) -> str:
     return f'<div class="scroll">{inner}</div>'
 
 
-def question_set_warning(run_dirs: Sequence[Any], labels: Sequence[str]) -> str:
-    """A warning paragraph when the runs of a section scored different question sets ('' when equal)."""
+def warning_text(run_dirs: Sequence[Any], labels: Sequence[str]) -> str:
+    """The different-questions warning as plain text ('' when every run scored the same questions); the
+    report's HTML and ``tables.md`` both print it."""
     from egoworld.core.files import iter_jsonl
 
     sets = []
@@ -72,12 +73,18 @@ def question_set_warning(run_dirs: Sequence[Any], labels: Sequence[str]) -> str:
     if len(sets) < 2 or all(s == sets[0] for s in sets[1:]):
         return ""
     common = set.intersection(*sets)
-    counts = "; ".join(f"{escape(lab)}: {len(s)}" for lab, s in zip(labels, sets, strict=True))
+    counts = "; ".join(f"{lab}: {len(s)}" for lab, s in zip(labels, sets, strict=True))
     return (
-        f"<p class=warn>These runs scored different question sets ({counts} questions; {len(common)} in "
-        "common), so their columns are not directly comparable. `egoworld view` can compare them on the "
-        "common questions.</p>"
+        f"These runs scored different question sets ({counts} questions; {len(common)} in common), so their "
+        "columns are not directly comparable. `egoworld leaderboard --allow-different-questions` and "
+        "`egoworld view` compare them on the common questions."
     )
+
+
+def question_set_warning(run_dirs: Sequence[Any], labels: Sequence[str]) -> str:
+    """A warning paragraph when the runs of a section scored different question sets ('' when equal)."""
+    text = warning_text(run_dirs, labels)
+    return f"<p class=warn>{escape(text)}</p>" if text else ""
 
 
 def _numeric(cell: str) -> bool:

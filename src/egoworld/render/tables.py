@@ -14,22 +14,34 @@ from egoworld.core.plugin import plugin_for
 Table = list[list[str]]
 
 
-def fmt(value: float | None, sem: float | None = None, digits: int = 2) -> str:
+def fmt(value: float | None, sem: float | None = None, digits: int = 1) -> str:
+    """A number as the papers print it: one decimal by default."""
     if value is None:
         return "—"
     text = f"{value:.{digits}f}"
     return f"{text} ± {sem:.{digits}f}" if sem is not None else text
 
 
-def run_label(summary: dict[str, Any]) -> str:
-    """``random (text, shuffle24)`` — the model and the settings that distinguish runs."""
-    inputs = summary.get("inputs", {})
-    bits = [inputs.get("setting", "text")]
+def setting_label(summary: dict[str, Any]) -> str:
+    """``text, shuffle24`` — the settings that distinguish runs of one model."""
+    inputs = summary.get("inputs") or {}
+    bits = [str(inputs.get("setting", "text"))]
     if inputs.get("setting") == "frames" and inputs.get("frames"):
         bits.append(f"{inputs['frames']} fr")
     if summary.get("permutations") not in (None, "none"):
         bits.append(str(summary["permutations"]))
-    return f"{summary.get('model_spec', '?')} ({', '.join(bits)})"
+    return ", ".join(bits)
+
+
+def run_label(summary: dict[str, Any]) -> str:
+    """``random (text, shuffle24)`` — the model and the settings that distinguish runs."""
+    return f"{summary.get('model_spec', '?')} ({setting_label(summary)})"
+
+
+def task_title(summaries: Sequence[dict[str, Any]], task: str) -> str:
+    """A task's human title: the plug-in's (the paper's name), else the manifest's, else the name made readable."""
+    manifest = next((str(t) for s in summaries if (t := (s["tasks"].get(task) or {}).get("title"))), None)
+    return plugin_for(summaries[0]["benchmark"]).task_title(task, manifest) if summaries else task
 
 
 def task_columns(summaries: Sequence[dict[str, Any]]) -> list[str]:
@@ -44,7 +56,15 @@ def task_columns(summaries: Sequence[dict[str, Any]]) -> list[str]:
 
 def main_table(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> Table:
     cols = task_columns(summaries)
-    header = ["Model", *cols, "Overall", "Macro", "n", "Parse %", "Errors"]
+    header = [
+        "Model",
+        *(task_title(summaries, t) for t in cols),
+        "Overall",
+        "Macro",
+        "n",
+        "Parse %",
+        "Errors",
+    ]
     rows: Table = [header]
     for s, label in zip(summaries, labels, strict=True):
         row = [label]
@@ -66,12 +86,12 @@ def ci_table(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> Tabl
     """Each task and Overall as ``value [lo, hi]`` (95 % cluster-bootstrap CI), then a chance row where the
     manifest states a task's chance level."""
     cols = task_columns(summaries)
-    rows: Table = [["Model", *cols, "Overall"]]
+    rows: Table = [["Model", *(task_title(summaries, t) for t in cols), "Overall"]]
 
     def cell(value: float | None, ci: Any) -> str:
         if value is None:
             return "—"
-        return f"{value:.2f} [{ci[0]:.1f}, {ci[1]:.1f}]" if ci and ci[0] is not None else f"{value:.2f}"
+        return f"{value:.1f} [{ci[0]:.1f}, {ci[1]:.1f}]" if ci and ci[0] is not None else f"{value:.1f}"
 
     for s, label in zip(summaries, labels, strict=True):
         row = [label]
@@ -92,9 +112,9 @@ def metric_legend(summaries: Sequence[dict[str, Any]]) -> str:
     for s in summaries:
         for t, e in s["tasks"].items():
             metrics[t] = metrics.get(t) or e["metric"]
-    parts = [f"{t}: {m}" for t, m in metrics.items()]
+    parts = [f"{task_title(summaries, t)}: {m}" for t, m in metrics.items()]
     return (
-        "Values in percent, ± SEM over questions. "
+        "Values in percent (one decimal), ± SEM over questions. "
         + "; ".join(parts)
         + ". Overall = mean over all questions; "
         "Macro = mean of the task columns. Errors = requests that failed or never ran (never scored)."
@@ -131,7 +151,7 @@ def shuffle_table(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) ->
             rows.append(
                 [
                     label,
-                    task,
+                    task_title([s], task),
                     str(st["n"]),
                     fmt(acc),
                     fmt(st["top_k"][0]),
@@ -176,7 +196,7 @@ def summary_line(summary: dict[str, Any]) -> str:
     parts = [f"Overall {fmt(summary['overall'], summary['overall_sem'])} (n={summary['n']})"]
     for t in task_columns([summary]):
         e = summary["tasks"][t]
-        parts.append(f"{t} {fmt(e[e['metric']], e['sem'])}")
+        parts.append(f"{task_title([summary], t)} {fmt(e[e['metric']], e['sem'])}")
     if summary.get("parse_rate") is not None:
         parts.append(f"parsed {summary['parse_rate']:.1f}%")
     if summary["errors"] or summary["missing"]:

@@ -24,6 +24,17 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:80] or "run"
 
 
+def section_title(summaries: list[dict[str, Any]], bench_hash: str | None = None) -> str:
+    """``VSI-Super-Wild · video, 128 fr``: the benchmark as its paper names it and the runs' settings (a build
+    of a benchmark that has several in the report adds its hash)."""
+    name = summaries[0]["benchmark"]
+    title = plugin_for(name).title or name
+    if bench_hash:
+        title += f" (build {bench_hash[:8]})"
+    settings = list(dict.fromkeys(tables.setting_label(s) for s in summaries))
+    return f"{title} · {' / '.join(settings)}"
+
+
 def _sample_records(run: Any, bench: Any) -> list[dict[str, Any]]:
     """One record per question of a run (`Workspace` view): question with its options, gold, mean score
     over orders and epochs, parsed/answered counts, first reply and first error."""
@@ -85,12 +96,14 @@ def build_report(run_dirs: list[Path], out: Path, *, pages: str = "auto", worker
     names: dict[str, int] = defaultdict(int)
     for name, _ in groups:
         names[name] += 1
-    by_bench: dict[str, list[int]] = {}
-    for (name, _), idx in groups.items():
-        title = name
+    by_bench: dict[str, list[int]] = {}  # file slug → runs (slugs as before: the name, or name (folder))
+    titles: dict[str, str] = {}  # slug → the section's title: the benchmark as its paper names it, settings
+    for (name, bench_hash), idx in groups.items():
+        key = name
         if names[name] > 1:
-            title = f"{name} ({Path(runs[idx[0]][2]['benchmark_path']).name})"
-        by_bench[title] = idx
+            key = f"{name} ({Path(runs[idx[0]][2]['benchmark_path']).name})"
+        by_bench[key] = idx
+        titles[key] = section_title([runs[i][1] for i in idx], bench_hash if names[name] > 1 else None)
     labels = [""] * len(runs)
     for idx in by_bench.values():
         base = [tables.run_label(runs[i][1]) for i in idx]
@@ -104,10 +117,15 @@ def build_report(run_dirs: list[Path], out: Path, *, pages: str = "auto", worker
         sums = [runs[i][1] for i in idx]
         labs = [labels[i] for i in idx]
         slug = _slug(bench_name)
+        title = titles[bench_name]
+        warn = html.warning_text([runs[i][0] for i in idx], labs)
         main = tables.main_table(sums, labs)
         shuffle = tables.shuffle_table(sums, labs)
         write_text(out / f"{slug}_main.csv", tables.to_csv(main))
-        md += [f"## {bench_name}\n", tables.to_markdown(main), tables.metric_legend(sums) + "\n"]
+        md.append(f"## {title}\n")
+        if warn:
+            md.append(f"> **Warning:** {warn}\n")
+        md += [tables.to_markdown(main), tables.metric_legend(sums) + "\n"]
         sample_links: dict[int, str] = {}
         ws = Workspace([runs[i][0] for i in idx])
         written = write_section_pages(ws, out, f"samples/{slug}", html.STYLE, pages, workers)
@@ -128,10 +146,10 @@ def build_report(run_dirs: list[Path], out: Path, *, pages: str = "auto", worker
         ci = tables.ci_table(sums, labs)
         write_text(out / f"{slug}_ci95.csv", tables.to_csv(ci))
         md += ["95 % cluster-bootstrap CIs:\n", tables.to_markdown(ci)]
-        toc.append(f'<a href="#{escape(slug)}">{escape(bench_name)}</a>')
+        toc.append(f'<a href="#{escape(slug)}">{escape(title)}</a>')
         body += [
-            f'<h2 id="{escape(slug)}">{escape(bench_name)}</h2>',
-            html.question_set_warning([runs[i][0] for i in idx], labs),
+            f'<h2 id="{escape(slug)}">{escape(title)}</h2>',
+            f"<p class=warn>{escape(warn)}</p>" if warn else "",
             html.scroll(html.table_html(main, links=sample_links)),
             f"<p class=muted>{escape(tables.metric_legend(sums))} Model names link to per-sample records; "
             "each question links to its page with the frames sent and every reply.</p>",
@@ -146,7 +164,7 @@ def build_report(run_dirs: list[Path], out: Path, *, pages: str = "auto", worker
             curves = plots.shuffle_curves(sums, labs, out / "plots" / f"{slug}_shuffle24.png")
             body += [
                 "<h3>Shuffle24 (all 24 option orders)</h3>",
-                html.table_html(shuffle),
+                html.scroll(html.table_html(shuffle)),
                 "<p class=muted>Top-K: share of questions right in at least one of the first K orders. Pass@K: "
                 "share right in at least K of 24. Bias std: standard deviation of accuracy across the 24 orders. "
                 "Pick: share of answers choosing each display position.</p>",
@@ -159,10 +177,10 @@ def build_report(run_dirs: list[Path], out: Path, *, pages: str = "auto", worker
         if sections is not None:
             for sec in sections(sums, [runs[i][0] for i in idx], labs, out):
                 md += [f"### {sec.title}\n", sec.markdown]
-                body += [f"<h3>{escape(sec.title)}</h3>", sec.html]
+                body += [f"<h3>{escape(sec.title)}</h3>", html.scroll(sec.html)]
     body += [
         '<h2 id="provenance">Provenance</h2>',
-        html.provenance_html([(labels[i], s, m) for i, (_, s, m) in enumerate(runs)]),
+        html.scroll(html.provenance_html([(labels[i], s, m) for i, (_, s, m) in enumerate(runs)])),
     ]
     write_text(out / "tables.md", "\n".join(md))
     write_json(

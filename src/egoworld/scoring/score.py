@@ -298,6 +298,8 @@ def summarise(
             entry["mra_staircase"] = _pct(float(np.mean([np.mean(v) for v in a.staircase.values()])))
         if info.chance is not None:
             entry["chance"] = info.chance
+        if info.title:
+            entry["title"] = info.title
         tasks_out[task] = entry
         all_scores.extend(scores)
         all_clusters.extend(clusters)

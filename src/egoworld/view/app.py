@@ -80,8 +80,10 @@ class ViewApp(HumanRoutes):
         human: HumanRun | None = None,
         audit: Any = None,
         token: str | None = None,
+        baseline: Path | None = None,
     ):
         self.ws = workspace
+        self.baseline = Path(baseline).resolve() if baseline is not None else None
         self.review = review
         self.review_bench = review_bench
         self.human = human
@@ -99,6 +101,7 @@ class ViewApp(HumanRoutes):
             Route("/b/{bench}/s/{sample:path}", self.sample),
             Route("/b/{bench}/compare", self.compare),
             Route("/b/{bench}/analyses", self.analyses),
+            Route("/b/{bench}/leaderboard", self.leaderboard),
             Route("/b/{bench}/video/{sample:path}", self.video),
             Route("/b/{bench}/listed/{k:int}/{sample:path}", self.listed),
             Route("/r/{run}/part/{sha}/{sample:path}", self.sent_part),
@@ -211,6 +214,24 @@ class ViewApp(HumanRoutes):
         bv = self._bench(request)
         return self.render("analyses.html", bv=bv, sections=self.sections(bv))
 
+    def leaderboard(self, request: Request) -> Response:
+        """The paper's table over this benchmark's runs (`egoworld leaderboard`); ``?allow=1`` compares runs
+        that answered different questions on the shared ones, ``?seed=N`` seeds the tie bootstrap."""
+        from egoworld.core.files import InputFileError
+        from egoworld.render.leaderboard import html as board_html
+        from egoworld.scoring.leaderboard import build_board, entry
+
+        bv = self._bench(request)
+        allow = request.query_params.get("allow") == "1"
+        seed = int(request.query_params.get("seed", "0") or 0)
+        table = error = None
+        try:
+            runs = [r.dir for r in bv.runs if (r.dir / "scores.jsonl").is_file()]
+            table = board_html(build_board([entry(r) for r in runs], allow_different=allow, seed=seed))
+        except (InputFileError, ValueError) as exc:
+            error = str(exc)
+        return self.render("leaderboard.html", bv=bv, table=table, error=error, allow=allow)
+
     async def plot(self, request: Request) -> Response:
         bv = self._bench(request)
         common = request.query_params.get("common") == "1" and stats.question_sets_differ(bv)
@@ -270,12 +291,20 @@ class ViewApp(HumanRoutes):
         bv = self._bench(request)
         chosen = request.query_params.getlist("runs") or [r.id for r in bv.runs]
         runs = [r for r in bv.runs if r.id in chosen]
+        given = request.query_params.get("baseline")
+        base = next((r for r in bv.runs if r.id == given), None) if given else None
+        if base is None and self.baseline is not None:  # `egoworld view --baseline RUN`
+            base = next((r for r in bv.runs if Path(r.dir).resolve() == self.baseline), None)
+        base = base or (runs[0] if runs else None)
+        if base is not None and base not in runs:
+            runs = [base, *runs]
         return self.render(
             "compare.html",
             bv=bv,
             runs=runs,
             chosen=set(chosen),
-            paired=stats.paired(bv, runs),
+            baseline=base,
+            paired=stats.paired(bv, runs, base),
             confusions=stats.confusions(bv, runs),
             orders=stats.order_accuracy(runs),
             videos=stats.per_video(bv, runs),

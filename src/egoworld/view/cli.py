@@ -64,6 +64,13 @@ def view_cmd(
     marks: Annotated[
         Path | None, typer.Option(help="--audit: marks CSV to append to (default marks-NAME.csv).")
     ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            help="The compare page's baseline: one of the --run folders (default: the first run).",
+        ),
+    ] = None,
     per_episode: Annotated[int, typer.Option(help="--audit: items sampled per episode.")] = 20,
     seed: Annotated[int, typer.Option(help="--audit: seed of the sampled items.")] = 0,
 ) -> None:
@@ -127,7 +134,12 @@ def view_cmd(
                     bench_hash=bv.bench.hash,
                 )
                 bench_id = bv.id
-            view = ViewApp(ws, review=log, review_bench=bench_id, token=token)
+            if baseline is not None and not (baseline / "run.json").is_file():
+                raise ValueError(f"--baseline {baseline}: not a run folder (no run.json)")
+            shown = {Path(r.dir).resolve() for bv in ws.benches.values() for r in bv.runs}
+            if baseline is not None and baseline.resolve() not in shown:
+                raise ValueError(f"--baseline {baseline}: not among the runs shown; pass it with --run too")
+            view = ViewApp(ws, review=log, review_bench=bench_id, token=token, baseline=baseline)
             where = f"/b/{bench_id}/samples" if review else "/"
     except (InputFileError, ValueError, FileNotFoundError, KeyError) as exc:
         fail(exc)

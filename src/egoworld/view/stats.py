@@ -96,14 +96,15 @@ def overview(bv: BenchView, common: bool) -> dict[str, Any]:
     }
 
 
-def paired(bv: BenchView, runs: list[RunView]) -> list[dict[str, Any]]:
-    """Each run against the first: mean paired difference of question scores (percent points) with a
-    cluster-bootstrap CI, overall and per task, on the questions both answered."""
-    if len(runs) < 2:
+def paired(bv: BenchView, runs: list[RunView], baseline: RunView | None = None) -> list[dict[str, Any]]:
+    """Each run against the baseline (default: the first): mean paired difference of question scores
+    (percent points) with a cluster-bootstrap CI, overall and per task, on the questions both answered."""
+    ref = baseline if baseline is not None else (runs[0] if runs else None)
+    others = [r for r in runs if r is not ref]
+    if ref is None or not others:
         return []
-    ref = runs[0]
     out = []
-    for other in runs[1:]:
+    for other in others:
         both = sorted(answered_ids(ref) & answered_ids(other))
         groups: dict[str, tuple[list[float], list[str]]] = defaultdict(lambda: ([], []))
         for sid in both:

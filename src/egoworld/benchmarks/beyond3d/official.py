@@ -16,6 +16,7 @@ import re
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
+from html import escape
 from typing import Any
 
 from egoworld.benchmarks.beyond3d import TASK_ORDER
@@ -129,6 +130,14 @@ def _trajectories(acc: dict[str, float], samples: dict[str, Sample]) -> dict[str
     return out
 
 
+def _human(name: str) -> str:
+    """``oos_step4_fixture_accuracy`` → ``Step 4 fixture``; ``macro_avg`` → ``Macro avg`` (the section says
+    which columns are accuracies)."""
+    text = re.sub(r"_accuracy$", "", re.sub(r"^oos_", "", name))
+    text = re.sub(r"step(\d+)([a-z]?)", lambda m: f"step {m.group(1)}{m.group(2)}", text).replace("_", " ")
+    return text[:1].upper() + text[1:]
+
+
 def official_section(summaries: Sequence[dict], labels: Sequence[str]) -> ReportSection | None:
     """A report table of the official aggregates, one row per run, with the official names."""
     rows = [(lab, s["official"]) for lab, s in zip(labels, summaries, strict=True) if s.get("official")]
@@ -139,15 +148,19 @@ def official_section(summaries: Sequence[dict], labels: Sequence[str]) -> Report
 
     def cell(o: dict, c: str) -> str:
         v = o.get(c)
-        return "–" if v is None else (f"{v:.2f}" if isinstance(v, float) else str(v))
+        return "–" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
 
     md = ["| run | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
     md += [f"| {lab} | " + " | ".join(cell(o, c) for c in cols) + " |" for lab, o in rows]
-    head = "".join(f"<th>{c}</th>" for c in cols)
+    # human headers that wrap (the official name stays in the Markdown and in each header's tooltip)
+    head = "".join(f'<th title="{escape(c, quote=True)}">{escape(_human(c))}</th>' for c in cols)
     body = "".join(
-        f"<tr><td>{lab}</td>" + "".join(f"<td>{cell(o, c)}</td>" for c in cols) + "</tr>" for lab, o in rows
+        f"<tr><td>{escape(lab)}</td>" + "".join(f'<td class="num">{cell(o, c)}</td>' for c in cols) + "</tr>"
+        for lab, o in rows
     )
-    html = f"<table><tr><th>run</th>{head}</tr>{body}</table>"
+    html = f'<div class="scroll"><table><tr><th>Run</th>{head}</tr>{body}</table></div>'
     return ReportSection(
-        title="Official Beyond3D aggregates (oos_aggregate_results)", markdown="\n".join(md), html=html
+        title="Official Beyond3D aggregates (oos_aggregate_results; branch and step columns: accuracy, %)",
+        markdown="\n".join(md),
+        html=html,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from egoworld.benchmarks.beyond3d import BENCHMARK_NAME, TASK_ORDER
+from egoworld.benchmarks.beyond3d import BENCHMARK_NAME, TASK_ORDER, TASK_TITLES
 from egoworld.benchmarks.beyond3d.lmms_log import LMMS_LOG
 from egoworld.benchmarks.beyond3d.official_rules import official_score
 from egoworld.benchmarks.beyond3d.prompts import Beyond3DPromptBuilder
@@ -54,6 +54,7 @@ def _query_time(sample: Sample) -> float:
 
 PLUGIN = BenchmarkPlugin(
     name=BENCHMARK_NAME,
+    title="Beyond3D",
     prompt=Beyond3DPromptBuilder(),
     report_columns=TASK_ORDER,
     report_sections=_sections,
@@ -61,4 +62,5 @@ PLUGIN = BenchmarkPlugin(
     query_time=_query_time,
     official_score=official_score,
     lmms_eval_log=LMMS_LOG,
+    titles=dict(TASK_TITLES),
 )

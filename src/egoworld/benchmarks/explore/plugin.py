@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from egoworld.benchmarks.explore import BENCHMARK_NAME, TASK_ORDER
+from egoworld.benchmarks.explore import BENCHMARK_NAME, TASK_ORDER, TASK_SCENE
 from egoworld.benchmarks.explore.instances import instance_from_sample
 from egoworld.benchmarks.explore.plan import plan_requests
 from egoworld.benchmarks.explore.prompts import describe_scene, one_go_prompt
 from egoworld.core.permutations import Permutation
-from egoworld.core.plugin import BenchmarkPlugin, ReportSection, ViewerPanel
+from egoworld.core.plugin import BenchmarkPlugin, LeaderboardColumn, ReportSection, ViewerPanel
 from egoworld.core.prompts import PromptBuilder
 from egoworld.core.schema import Sample
 
@@ -91,12 +91,37 @@ def _panels(sample: Sample) -> list[ViewerPanel]:
     return [ViewerPanel("Reference final scene", rows=rows)]
 
 
+def _leaderboard(tasks: Sequence[str]) -> list[LeaderboardColumn]:
+    """Table 2: S_obj, S_att ×20, S_rel ×20 and S_uni (the paper's weights over those three means) for the
+    normal instances of each partition and in full."""
+    from egoworld.benchmarks.explore.scorer import PAPER_WEIGHTS
+
+    cols = []
+    for part, title in (("short", "Short"), ("medium", "Medium"), ("long", "Long"), ("", "Full")):
+        where = (("partition", part),) if part else ()
+        base = [("S_obj", "s_obj", 1.0), ("S_att", "s_att", 20.0), ("S_rel", "s_rel", 20.0)]
+        cols += [
+            LeaderboardColumn(name, group=title, tasks=(TASK_SCENE,), where=where, field=f, scale=k)
+            for name, f, k in base
+        ]
+        weights = tuple((f"{title}/{name}", w) for (name, _, _), w in zip(base, PAPER_WEIGHTS, strict=True))
+        cols.append(LeaderboardColumn("S_uni", group=title, combine=weights))
+    return cols
+
+
 PLUGIN = BenchmarkPlugin(
     name=BENCHMARK_NAME,
+    title="EXPLORE-Bench",
     prompt=ExplorePromptBuilder(),
     report_columns=TASK_ORDER,
     score_run=_score_run,
     report_sections=_sections,
     viewer_panels=_panels,
     plan_requests=plan_requests,
+    leaderboard=_leaderboard,
+    titles={
+        "scene": "Final scene (S_uni)",
+        "abnormal": "Abnormal cases (S_abn)",
+        "unannotated": "Without final annotation",
+    },
 )

@@ -33,7 +33,7 @@ from egoworld.core.bench_folder import Benchmark, load_benchmark
 from egoworld.core.files import InputFileError, read_json
 from egoworld.core.run_config import SCORES_JSON
 from egoworld.core.schema import Sample
-from egoworld.metrics.stats import mean_sem
+from egoworld.metrics.stats import cluster_bootstrap_ci, mean_sem
 from egoworld.scoring.score import write_scores
 
 JUDGE_STORE = "judge.sqlite"
@@ -113,6 +113,19 @@ def score_entries(
     tables = partition_tables(recs, settings.weights, settings.abn_weight)
     tasks, primaries = task_block(recs, tables)
     overall, sem = mean_sem(primaries) if primaries else (None, None)
+    graded = [
+        r
+        for r in recs
+        if (r["task"] == "scene" and r.get("s_uni") is not None)
+        or (r["task"] == "abnormal" and r.get("s_abn") is not None)
+    ]
+    ci = (
+        cluster_bootstrap_ci(
+            [r["s_uni" if r["task"] == "scene" else "s_abn"] for r in graded], [r["cluster"] for r in graded]
+        )
+        if graded
+        else None
+    )
     answered = [r for r in rows if r["status"] == "ok"]
     values = [t[t["metric"]] for t in tasks.values() if t[t["metric"]] is not None]
     summary: dict[str, Any] = {
@@ -123,7 +136,7 @@ def score_entries(
         "n": len(primaries),
         "overall": overall,
         "overall_sem": sem,
-        "overall_ci95": None,
+        "overall_ci95": list(ci) if ci else None,
         "macro": float(np.mean(values)) if values else None,
         "parse_rate": 100.0 * sum(bool(r["parsed"]) for r in answered) / len(answered) if answered else None,
         "rows": len(answered),

@@ -298,6 +298,7 @@ def base_row(sample: Sample, epoch: int, pred: Prediction) -> dict[str, Any]:
     return {
         "sample": sample.id,
         "task": sample.task,
+        "cluster": sample.cluster_id,
         "epoch": epoch,
         "partition": sample.metadata.get("partition"),
         "tiny": bool(sample.metadata.get("tiny")),

@@ -12,7 +12,7 @@ import numpy as np
 from egoworld.benchmarks.explore import TASK_ABNORMAL, TASK_SCENE, TASK_UNANNOTATED
 from egoworld.benchmarks.explore.partitions import PARTITION_NAMES
 from egoworld.benchmarks.explore.scorer import abnormal, unified
-from egoworld.metrics.stats import mean_sem
+from egoworld.metrics.stats import cluster_bootstrap_ci, mean_sem
 
 METRICS = ("s_obj", "s_att", "s_rel", "s_key", "s_uni", "s_abn")
 
@@ -28,6 +28,7 @@ def per_sample(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         rec: dict[str, Any] = {
             k: first[k] for k in ("sample", "task", "partition", "tiny", "abnormal", "n_actions")
         }
+        rec["cluster"] = first.get("cluster") or first["sample"]  # rows scored before clusters were kept
         scored = [r for r in rs if r.get("scored")]
         rec["scored"] = bool(scored)
         rec["answered"] = any(r["status"] == "ok" for r in rs)
@@ -138,8 +139,10 @@ def task_block(recs: list[dict[str, Any]], tables: dict[str, Any]) -> tuple[dict
         group = [r for r in recs if r["task"] == task]
         if not group:
             continue
-        vals = [r[metric] for r in group if metric != "none" and r.get(metric) is not None]
+        kept = [r for r in group if metric != "none" and r.get(metric) is not None]
+        vals = [r[metric] for r in kept]
         primaries.extend(vals)
+        lo, hi = cluster_bootstrap_ci(vals, [r["cluster"] for r in kept]) if vals else (None, None)
         if task == TASK_SCENE:
             value = tables["partitions"]["full"]["s_uni"]
         elif task == TASK_ABNORMAL:
@@ -152,7 +155,7 @@ def task_block(recs: list[dict[str, Any]], tables: dict[str, Any]) -> tuple[dict
             "metric": metric,
             metric: value,
             "sem": mean_sem(vals)[1] if len(vals) > 1 else None,
-            "ci95": None,
+            "ci95": [lo, hi] if vals else None,  # of the mean per-instance score, clusters (videos) resampled
             "parse_rate": 100.0 * sum(r["parsed"] for r in group) / ok_rows if ok_rows else None,
             "rows": ok_rows,
             "errors": sum(r["errors"] for r in group),

@@ -9,7 +9,7 @@ from pathlib import Path
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER
 from egoworld.benchmarks.vsi_wild.lmms_log import LMMS_LOG
 from egoworld.benchmarks.vsi_wild.official import official_score
-from egoworld.core.plugin import BenchmarkPlugin, ReportSection
+from egoworld.core.plugin import BenchmarkPlugin, LeaderboardColumn, ReportSection
 
 
 def _sections(
@@ -20,10 +20,26 @@ def _sections(
     return report_sections(summaries, run_dirs, labels, out)
 
 
+def _leaderboard(tasks: Sequence[str]) -> list[LeaderboardColumn]:
+    """Table 1: each task ± SEM, Overall (mean over all questions, not over tasks) ± SEM, then Overall by
+    video duration group (minutes)."""
+    from egoworld.benchmarks.vsi_wild.timing import GROUP_NAMES
+
+    cols = [LeaderboardColumn(t, tasks=(t,), sem=True) for t in tasks]
+    cols.append(LeaderboardColumn("Overall", sem=True))
+    cols += [
+        LeaderboardColumn(g, group="Duration (min)", where=(("duration_group", g),)) for g in GROUP_NAMES
+    ]
+    return cols
+
+
 PLUGIN = BenchmarkPlugin(
     name=BENCHMARK_NAME,
+    title="VSI-Super-Wild",
     report_columns=TASK_ORDER,
     report_sections=_sections,
     official_score=official_score,
     lmms_eval_log=LMMS_LOG,
+    leaderboard=_leaderboard,
+    titles={t: t for t in TASK_ORDER},  # Table 1 prints the abbreviations
 )
