@@ -23,6 +23,8 @@ from egoworld.view.scene_review import SceneLog, apply_scene_log
 from openai_test_server import FakeOpenAIServer, image_urls
 from scene_vlm_server import SceneGraphVlm
 
+pytestmark = pytest.mark.slow  # end to end: a synthetic scene, spaCy, two annotate runs (~35 s)
+
 STAGE_FILES = (
     "tags.json",
     "filter.json",
@@ -92,7 +94,8 @@ def annotated(episode) -> dict:
         "again": again,
         "bodies": bodies,
         "calls_again": calls_again,
-        "first_bytes": first_bytes, "first_report": first_report,
+        "first_bytes": first_bytes,
+        "first_report": first_report,
         "once": once,
         "always": always,
         "visible": visible,
