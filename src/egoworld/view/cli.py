@@ -68,7 +68,9 @@ def view_cmd(
     seed: Annotated[int, typer.Option(help="--audit: seed of the sampled items.")] = 0,
     scene: Annotated[
         Path | None,
-        typer.Option("--scene", help="Correct an annotated scene folder (`scene annotate`) as --review NAME."),
+        typer.Option(
+            "--scene", help="Correct an annotated scene folder (`scene annotate`) as --review NAME."
+        ),
     ] = None,
 ) -> None:
     """Look at benchmarks and runs in the browser: overview with CIs, sample list with filters, each sample's

@@ -91,7 +91,9 @@ def build_explore(
     ] = None,
     scenes: Annotated[
         list[Path] | None,
-        typer.Option("--scenes", help="Annotated, corrected scene folder(s) (`scene annotate` + `scene apply`)."),
+        typer.Option(
+            "--scenes", help="Annotated, corrected scene folder(s) (`scene annotate` + `scene apply`)."
+        ),
     ] = None,
     per_partition: Annotated[int, typer.Option(help="--epic: sequences per partition.")] = 20,
     seed: Annotated[int, typer.Option(help="Seed of the EPIC windows and the tiny subset.")] = 0,
@@ -111,7 +113,10 @@ def build_explore(
             from egoworld.benchmarks.explore.scene_file import scene_episode
 
             bench = build_from_episodes(
-                [scene_episode(d) for d in scenes], out, seed=seed, tiny_size=tiny_size,
+                [scene_episode(d) for d in scenes],
+                out,
+                seed=seed,
+                tiny_size=tiny_size,
                 builder={"builder": "explore-scenes", "scenes": [d.name for d in scenes]},
             )
         elif world:
