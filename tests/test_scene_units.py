@@ -136,6 +136,9 @@ def test_prompts_are_versioned_files_and_replies_parse(tmp_path) -> None:
     f = tmp_path / "a.txt"
     f.write_text("C opens the fridge|C takes the milk")
     assert read_actions(f) == ["C opens the fridge", "C takes the milk"]
+    j = tmp_path / "actions.jsonl"
+    j.write_text('{"start_s": 0, "text": "C opens the fridge"}\n{"start_s": 2, "text": "C takes the milk"}\n')
+    assert read_actions(j) == ["C opens the fridge", "C takes the milk"]
     assert create_detector("vlm") == "vlm"
     with pytest.raises(ValueError, match="unknown kind"):
         create_detector("yolo:x")

@@ -38,12 +38,15 @@ EMPTY = {"", "none", "unknown", "n/a", "-"}
 
 
 def read_actions(path: str | Path) -> list[str]:
-    """Actions from a file: a JSON list, one '|'-joined line (the official form), or one action per line."""
+    """Actions from a file: a JSON list, one '|'-joined line (the official form), one action per line, or a
+    world episode's ``actions.jsonl``."""
     path = Path(path)
     if not path.is_file():
         raise InputFileError(f"{path}: no such actions file (one action per line, or the official '|' form)")
     text = path.read_text(encoding="utf-8").strip()
-    if text.startswith("["):
+    if path.suffix == ".jsonl":  # a world's actions.jsonl: rows with "text"
+        items = [json.loads(line).get("text", "") for line in text.splitlines() if line.strip()]
+    elif text.startswith("["):
         items = json.loads(text)
     elif "\n" not in text:
         items = text.split("|")

@@ -22,6 +22,7 @@ from typing import Any
 from egoworld.benchmarks.explore.build import ActionEpisode
 from egoworld.benchmarks.explore.instances import SceneObject
 from egoworld.core.files import InputFileError, read_json, write_json
+from egoworld.core.folder import check_not_writing
 
 SCENE_FILE = "scene.json"
 CORRECTED_FILE = "corrected.json"
@@ -64,6 +65,7 @@ def scene_object(obj: dict[str, Any], where: str) -> SceneObject:
 def load_scene(path: str | Path) -> AnnotatedScene:
     """``scene.json`` / ``corrected.json`` (or a folder: its corrected file, else its scene file)."""
     path = Path(path)
+    check_not_writing(path if path.is_dir() else path.parent, "rerun `egoworld scene annotate`")
     if path.is_dir():
         path = path / CORRECTED_FILE if (path / CORRECTED_FILE).is_file() else path / SCENE_FILE
     if not path.is_file():
