@@ -80,10 +80,16 @@ class SceneGraphVlm:
         mode = self.malformed.get(obj["id"])
         if mode == "always" or (mode == "once" and "Attempt" not in prompt):
             return f"The {label} looks nice."
-        labels = re.search(r"instance names: (.*?)\. Look", prompt)[1].split(", ")
-        first = {}
-        for lab in labels:
-            first.setdefault(lab.rsplit(".", 1)[0], lab)
+        # the label drawn on each detected object's box: numbered per category, left to right
+        label_of, names = {}, {}
+        for cat in sorted({o["category"] for o in self.visible}):
+            same = [o for o in self.visible if o["category"] == cat and o["id"] not in self.missed]
+            for n, o in enumerate(
+                sorted(same, key=lambda o: (self.box[o["id"]][0], self.box[o["id"]][1])), 1
+            ):
+                label_of[o["id"]] = f"{cat}.{n}"
+                names.setdefault(cat, f"{cat}.{n}")
+                names[f"{o.get('attributes', {}).get('colour', '')} {cat}"] = f"{cat}.{n}"
         a = obj.get("attributes", {})
         colour = a.get("colour", "")
         if colour and seeded_rng(self.seed, "colour", obj["id"]).random() < self.colour_flip:
@@ -95,8 +101,8 @@ class SceneGraphVlm:
                 rels.append([label, r[:-2], "C"])
                 continue
             m = _REL.match(r)
-            if m and m[2] in first:
-                rels.append([label, m[1], first[m[2]]])
+            if m and m[2] in names:
+                rels.append([label, m[1], names[m[2]]])
         return json.dumps(
             {
                 "shape": "",

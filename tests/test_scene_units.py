@@ -9,7 +9,13 @@ from egoworld.benchmarks.explore.scene_file import AnnotatedScene
 from egoworld.core.files import InputFileError
 from egoworld.perception.detect_spec import create_detector
 from egoworld.perception.scene_agreement import compare_scene
-from egoworld.perception.scene_annotate import _apply_corrections, describe, read_actions, relation_text
+from egoworld.perception.scene_annotate import (
+    _apply_corrections,
+    describe,
+    instance_names,
+    read_actions,
+    relation_text,
+)
 from egoworld.perception.scene_rules import filter_tags, normalise
 from egoworld.perception.scene_vlm import PROMPTS, parse_json, prompt
 from egoworld.view.scene_review import next_id, replay
@@ -38,6 +44,13 @@ def test_integration_texts() -> None:
     assert relation_text(["bowl.1", "on", "table.1"], base) == "on the table"
     assert relation_text(["bowl.1", "held by", "C"], base) == "held by C"
     assert relation_text(["bowl.1", "on", "shelf.9"], base) is None
+    objs = [
+        {"id": "cup.1", "category": "cup"},
+        {"id": "cup.2", "category": "cup"},
+        {"id": "pan.1", "category": "pan"},
+    ]
+    names = instance_names(objs, [{"colour": "red"}, None, {"colour": "black"}])
+    assert names == {"cup.1": "red cup", "cup.2": "cup", "pan.1": "pan"}
 
 
 def test_correction_merge_keeps_failed_images_and_counts_unknown_ids() -> None:

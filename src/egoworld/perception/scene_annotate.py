@@ -100,12 +100,26 @@ def describe(category: str, attrs: dict[str, str] | None) -> str:
 
 
 def relation_text(triplet: Sequence[str], base: dict[str, str]) -> str | None:
-    """``["bowl.2", "on", "table.1"]`` → ``on the table``; None when the object names no labelled instance."""
+    """``["bowl.2", "on", "table.1"]`` → ``on the table``; None when the object names no labelled instance.
+    ``base`` maps an instance label to the words that name it (``the red cup`` when there are two cups)."""
     _, pred, obj = (t.strip() for t in triplet)
     if obj.upper() == "C":
         return f"{pred} C"
     target = base.get(obj) or base.get(obj.lower())
     return f"{pred} the {target}" if target and pred else None
+
+
+def instance_names(objs: Sequence[dict[str, Any]], attrs: Sequence[dict[str, Any] | None]) -> dict[str, str]:
+    """Label → name in a relation: the category, with the colour in front when the category repeats."""
+    count: dict[str, int] = {}
+    for r in objs:
+        count[r["category"]] = count.get(r["category"], 0) + 1
+    out = {}
+    for r, a in zip(objs, attrs, strict=True):
+        colour = (a or {}).get("colour", "")
+        repeated = count[r["category"]] > 1 and colour.lower() not in EMPTY
+        out[r["id"]] = f"{colour} {r['category']}" if repeated else r["category"]
+    return out
 
 
 def draw_boxes(image: np.ndarray, boxes: Sequence[dict[str, Any]]) -> bytes:
@@ -296,7 +310,7 @@ def annotate_scene(
         )
 
         # 5. integration
-        base = {r["id"]: r["category"] for r in objs}
+        base = instance_names(objs, attrs)
         integrated, unknown = [], 0
         for r, a in zip(objs, attrs, strict=True):
             rels: list[str] = []
