@@ -2,7 +2,7 @@
 served by the real 127.0.0.1 `FakeOpenAIServer` (`reply=`): tags, filter, boxes, attributes, correction.
 
 Noise (every draw from ``seeded_rng(seed, what, object id)``): an object the detector misses
-(``miss``), a colour answered wrong (``colour_flip``). What it decided is kept in ``missed`` / ``flipped`` so a
+(``miss``), a colour answered wrong (``colour_flip``; the correction pass puts the graph's description back). What it decided is kept in ``missed`` / ``flipped`` so a
 test knows the figures the agreement must come out with. ``malformed``: object ids whose attribute reply is
 prose on the first attempt (``"once"``) or on every attempt (``"always"``).
 """
@@ -31,6 +31,7 @@ class SceneGraphVlm:
     malformed: dict[str, str] = field(default_factory=dict)
     missed: set[str] = field(default_factory=set)
     flipped: set[str] = field(default_factory=set)
+    corrected: set[str] = field(default_factory=set)
     seen: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -70,8 +71,31 @@ class SceneGraphVlm:
         if "Look at the object in the box labelled" in prompt:
             return self._attributes(prompt)
         if "This is an annotation of the objects" in prompt:
-            return "```json\n" + prompt.split("as a JSON list: ", 1)[1].split("\nCorrect any", 1)[0] + "\n```"
+            return self._correct(prompt)
         return "I do not understand."
+
+    def labels(self) -> dict[str, str]:
+        """Object id → the label drawn on its box: numbered per category, left to right."""
+        out = {}
+        for cat in sorted({o["category"] for o in self.visible}):
+            same = [o for o in self.visible if o["category"] == cat and o["id"] not in self.missed]
+            for n, o in enumerate(
+                sorted(same, key=lambda o: (self.box[o["id"]][0], self.box[o["id"]][1])), 1
+            ):
+                out[o["id"]] = f"{cat}.{n}"
+        return out
+
+    def _correct(self, prompt: str) -> str:
+        """The annotation back, with the graph's description for each object whose colour it got wrong."""
+        items = json.loads(prompt.split("as a JSON list: ", 1)[1].split("\nCorrect any", 1)[0])
+        by_label = {lab: oid for oid, lab in self.labels().items()}
+        truth = {o["id"]: o for o in self.visible}
+        for it in items:
+            oid = by_label.get(it["id"])
+            if oid in self.flipped:
+                it["description"] = truth[oid]["description"]
+                self.corrected.add(oid)
+        return "```json\n" + json.dumps(items) + "\n```"
 
     def _attributes(self, prompt: str) -> str:
         label = re.search(r'labelled "([^"]+)"', prompt)[1]
@@ -80,16 +104,11 @@ class SceneGraphVlm:
         mode = self.malformed.get(obj["id"])
         if mode == "always" or (mode == "once" and "Attempt" not in prompt):
             return f"The {label} looks nice."
-        # the label drawn on each detected object's box: numbered per category, left to right
-        label_of, names = {}, {}
-        for cat in sorted({o["category"] for o in self.visible}):
-            same = [o for o in self.visible if o["category"] == cat and o["id"] not in self.missed]
-            for n, o in enumerate(
-                sorted(same, key=lambda o: (self.box[o["id"]][0], self.box[o["id"]][1])), 1
-            ):
-                label_of[o["id"]] = f"{cat}.{n}"
-                names.setdefault(cat, f"{cat}.{n}")
-                names[f"{o.get('attributes', {}).get('colour', '')} {cat}"] = f"{cat}.{n}"
+        names = {}
+        for oid, lab in self.labels().items():
+            o = next(o for o in self.visible if o["id"] == oid)
+            names.setdefault(o["category"], lab)
+            names[f"{o.get('attributes', {}).get('colour', '')} {o['category']}"] = lab
         a = obj.get("attributes", {})
         colour = a.get("colour", "")
         if colour and seeded_rng(self.seed, "colour", obj["id"]).random() < self.colour_flip:

@@ -207,6 +207,20 @@ def test_without_noise_the_annotation_is_the_graph(episode, tmp_path) -> None:
     assert f["relation_precision"] == round(len(same) / len(said), 4)
 
 
+def test_the_correction_pass_changes_what_it_corrects(annotated) -> None:
+    vlm = annotated["vlm"]
+    report = annotated["first_report"]
+    assert vlm.corrected and report["corrections"]["changed"] == len(vlm.corrected)
+    assert report["stages"]["correct"]["calls"] == 1
+    truth = {o["id"]: o for o in vlm.visible}
+    labels = vlm.labels()
+    scene = load_scene(annotated["out"] / "scene.json")
+    integrated = {o["id"]: o for o in read_json(annotated["out"] / "integrated.json")}
+    for oid in vlm.corrected:
+        assert scene.object(labels[oid])["description"] == truth[oid]["description"]
+        assert integrated[labels[oid]]["description"] != truth[oid]["description"]
+
+
 def test_rerun_uses_the_cache_and_writes_the_same_bytes(annotated) -> None:
     assert annotated["again"].exit_code == 3
     assert annotated["calls_again"] == 3  # only the failed object is asked again (3 attempts)
