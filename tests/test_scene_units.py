@@ -157,3 +157,14 @@ def test_prompts_are_versioned_files_and_replies_parse(tmp_path) -> None:
         create_detector("yolo:x")
     with pytest.raises(InputFileError, match="no such weights folder"):
         create_detector(f"grounding-dino:{tmp_path / 'none'}")
+
+
+def test_view_scene_needs_a_reviewer_and_apply_needs_a_log(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from egoworld.cli import app
+
+    res = CliRunner().invoke(app, ["view", "--scene", str(tmp_path)])
+    assert res.exit_code == 2 and "--review NAME" in res.output
+    res = CliRunner().invoke(app, ["scene", "apply", str(tmp_path / "reviews" / "ana.sqlite")])
+    assert res.exit_code == 2 and "scene.json" in res.output

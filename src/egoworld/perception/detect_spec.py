@@ -1,5 +1,6 @@
 """A detector from its spec string (``--detector``): ``vlm`` (boxes asked from the VLM), ``owlv2:DIR``,
-``grounding-dino:DIR`` (local weights folders) or ``file:PATH`` (a detections JSONL of another tool)."""
+``grounding-dino:DIR`` (local weights folders) or ``file:PATH`` (a detections JSONL of another tool; for
+``scene annotate`` a row's ``time_s`` is the image's position among the images, 0 for the first)."""
 
 from __future__ import annotations
 

@@ -84,15 +84,15 @@ def view_cmd(
 
     given = [*(world or [])] if audit else [*(bench or []), *(run or [])]
     paths = [*given, *(paths or [])]
-    if scene is not None:
-        _serve_scene(scene, review, review_file, host, port)
-        return
-    if not paths:
+    if not paths and scene is None:
         fail("give --bench DIR, --run DIR (repeatable) or a folder that holds them (--audit: --world DIR)")
 
     missing = [m for m in ("starlette", "uvicorn", "jinja2") if importlib.util.find_spec(m) is None]
     if missing:
         fail(RuntimeError(f"egoworld view needs {', '.join(missing)}: pip install 'egoworld[view]'"))
+    if scene is not None:
+        _serve_scene(scene, review, review_file, host, port)
+        return
     from egoworld.core.files import InputFileError
     from egoworld.view.app import ViewApp, create_app
 
