@@ -279,3 +279,39 @@ def test_apply_refuses_a_log_of_another_scene(annotated, tmp_path) -> None:
     log.close()
     with pytest.raises(ValueError, match="another version"):
         apply_scene_log(other / "reviews" / "x.sqlite")
+
+
+def test_boxes_from_the_detector_interface(episode, tmp_path) -> None:
+    """--detector file:PATH (any tool's detections JSONL through the perception stage's `Detector`)."""
+    w, h = Image.open(episode["final"]).size
+    vlm = SceneGraphVlm(episode["truth"], w, h)
+    dets = [{"label": o["category"], "bbox": vlm.box[o["id"]], "score": 0.9} for o in vlm.visible]
+    dets.append({"label": "zebra", "bbox": [1, 1, 20, 20], "score": 0.9})  # not in the vocabulary: ignored
+    path = tmp_path / "dets.jsonl"
+    path.write_text(json.dumps({"time_s": 0.0, "detections": dets}) + "\n")
+    with FakeOpenAIServer(reply=vlm) as srv:
+        res = CliRunner().invoke(
+            app,
+            [
+                "scene",
+                "annotate",
+                str(episode["final"]),
+                "--actions",
+                str(episode["actions"]),
+                "--vlm",
+                f"openai:scene-vlm,base_url={srv.base_url}",
+                "--detector",
+                f"file:{path}",
+                "--out",
+                str(tmp_path / "s"),
+                "--truth",
+                str(episode["ep"]),
+            ],
+        )
+        asked = [b for b in srv.bodies if "Detect every instance" in json.dumps(b)]
+    assert res.exit_code == 0, res.output
+    assert not asked  # the boxes came from the file, not from the VLM
+    boxes = read_json(tmp_path / "s" / "boxes.json")
+    assert boxes["detector"]["backend"] == "detections-file"
+    assert len(boxes["images"][0]) == len(vlm.visible)
+    assert read_json(tmp_path / "s" / "agreement.json")["object_recall"] == 1.0
