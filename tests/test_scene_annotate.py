@@ -306,6 +306,8 @@ def test_boxes_from_the_detector_interface(episode, tmp_path) -> None:
                 str(tmp_path / "s"),
                 "--truth",
                 str(episode["ep"]),
+                "--correct-vlm",
+                f"openai:scene-fixer,base_url={srv.base_url}",
             ],
         )
         asked = [b for b in srv.bodies if "Detect every instance" in json.dumps(b)]
@@ -315,3 +317,7 @@ def test_boxes_from_the_detector_interface(episode, tmp_path) -> None:
     assert boxes["detector"]["backend"] == "detections-file"
     assert len(boxes["images"][0]) == len(vlm.visible)
     assert read_json(tmp_path / "s" / "agreement.json")["object_recall"] == 1.0
+    report = read_json(tmp_path / "s" / "report.json")  # the correction pass by a second model
+    assert report["correct_vlm"]["model"] == "scene-fixer" and report["stages"]["correct"]["calls"] == 1
+    assert (tmp_path / "s" / "vlm-correct.sqlite").is_file()
+    assert [b["model"] for b in srv.bodies if "This is an annotation" in json.dumps(b)] == ["scene-fixer"]
