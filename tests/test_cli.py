@@ -88,5 +88,12 @@ def test_demo_official_part(tmp_path, data_dir):
     assert result.exit_code == 0, result.output
     page = (out / "report" / "index.html").read_text()
     assert "vsi_wild" in page and "VMR" in page and "Shuffle24" in page
+    stages = [
+        line.split() for line in result.output.splitlines() if line.startswith(("vsi-official ", "report "))
+    ]
+    assert [row[0] for row in stages] == ["vsi-official", "report"], (
+        result.output
+    )  # the per-stage timing table
+    assert "total" in result.output
     result = runner.invoke(app, ["demo", "--out", str(out), "--parts", "nope"])
     assert result.exit_code == 2 and "unknown demo part" in result.output

@@ -36,8 +36,11 @@ EXAMPLES: dict[str, str] = {
     "bench check": "egoworld bench check --bench bench/vsi_wild",
     "bench rehash": "egoworld bench rehash --bench bench/vsi_wild",
     "world show": "egoworld world show worlds/kitchens/kitchen_000",
+    "world fix": "egoworld world fix worlds/walks --review bench/vsi/reviews/ana.sqlite --out worlds/walks-fixed",
     "world synth": "egoworld world synth kitchen --episodes 4 --minutes 5 --seed 0 --out worlds/kitchens",
     "world import hd-epic": "egoworld world import hd-epic hd-epic/ --out worlds/hd-epic --videos hd-epic-videos/",
+    "world perceive": "egoworld world perceive walk.mp4 --kind walk --trajectory odometry "
+    "--detector owlv2:weights/owlv2 --vocabulary chair,tree,person --out worlds/mine",
     "world import epic-kitchens": "egoworld world import epic-kitchens epic-kitchens-100/ --out worlds/epic",
     "media probe": "egoworld media probe videos/abc_front.mp4",
     "media cache": "egoworld media cache",

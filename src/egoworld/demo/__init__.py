@@ -17,6 +17,7 @@ floor: it composes the stages below and names the benchmarks; `beyond3d` and `vs
 from __future__ import annotations
 
 import importlib.util
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -163,9 +164,26 @@ def run_demo(
     if unknown:
         raise ValueError(f"unknown demo part(s) {sorted(unknown)} (parts: {', '.join(steps)})")
     runs: list[Path] = []
+    timings: list[tuple[str, float]] = []
     for name in chosen:
         title, step = steps[name]
         console.rule(title)
+        started = time.perf_counter()
         runs += step()
+        timings.append((name, time.perf_counter() - started))
     console.rule("report")
-    return build_report(runs, out / "report")
+    started = time.perf_counter()
+    index = build_report(runs, out / "report")
+    timings.append(("report", time.perf_counter() - started))
+    console.print(stage_table(timings), highlight=False)
+    return index
+
+
+def stage_table(timings: list[tuple[str, float]]) -> str:
+    """The demo's per-stage wall-clock seconds as a small aligned table, with the total (a rerun that reuses
+    finished parts shows how little it redid)."""
+    width = max(len(name) for name, _ in [*timings, ("total", 0.0)])
+    lines = [f"{'stage':<{width}}  seconds", f"{'-' * width}  -------"]
+    lines += [f"{name:<{width}}  {seconds:7.1f}" for name, seconds in timings]
+    lines.append(f"{'total':<{width}}  {sum(s for _, s in timings):7.1f}")
+    return "\n".join(lines)

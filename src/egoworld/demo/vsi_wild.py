@@ -18,6 +18,8 @@ WALKS: tuple[tuple[str, float, float], ...] = (
     ("walk_125min", 125.0, 0.05),
 )
 DEMO_FRAME_SCALE = 0.35
+#: questions per task: 80 × 4 tasks × Shuffle24 per baseline (VPO renders four images per question)
+DEMO_PER_TASK = 80
 DEMO_MODELS = ("random", "prior", "oracle")
 
 
@@ -41,14 +43,16 @@ def synth_walks(
     return out
 
 
-def run_demo(out: str | Path, *, per_task: int = 120, say: Callable[[str], None] = print) -> Path:
+def run_demo(out: str | Path, *, per_task: int = DEMO_PER_TASK, say: Callable[[str], None] = print) -> Path:
     """Walks, benchmark, baseline runs and their report under ``out``; returns the report's index.html."""
     from egoworld.report.build import build_report
 
     return build_report(demo_runs(out, per_task=per_task, say=say), Path(out) / "report")
 
 
-def demo_runs(out: str | Path, *, per_task: int = 120, say: Callable[[str], None] = print) -> list[Path]:
+def demo_runs(
+    out: str | Path, *, per_task: int = DEMO_PER_TASK, say: Callable[[str], None] = print
+) -> list[Path]:
     """Walks, benchmark and the baselines (128 uniform frames, Shuffle24) under ``out``; returns the runs."""
     from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
     from egoworld.benchmarks.vsi_wild.config import BuildConfig

@@ -41,6 +41,19 @@ class DetectionModel:
         return asdict(self)
 
 
+def id_boxes(ids: NDArray, n_ids: int) -> tuple[NDArray, NDArray]:
+    """Pixel counts ``(n_ids,)`` and inclusive boxes ``(n_ids, 4)`` (x0, y0, x1, y1; zeros where absent)
+    of every id ``1 … n_ids`` in an instance-id image (0: background)."""
+    from scipy.ndimage import find_objects
+
+    pixels = np.bincount(ids.ravel(), minlength=n_ids + 1)[1 : n_ids + 1]
+    boxes = np.zeros((n_ids, 4), np.int32)
+    for j, sl in enumerate(find_objects(ids, max_label=n_ids)):
+        if sl is not None:
+            boxes[j] = (sl[1].start, sl[0].start, sl[1].stop - 1, sl[0].stop - 1)
+    return pixels, boxes
+
+
 def _poisson(rng: Any, mean: float) -> int:
     # Knuth's method: fine for small means
     limit, k, p = math.exp(-mean), 0, 1.0
@@ -64,42 +77,58 @@ def simulate_detections(
     model: DetectionModel,
 ) -> Iterator[dict[str, Any]]:
     """Yield one detections row per frame (see the module docstring)."""
-    width, height = size
     vocab = sorted(set(categories))
     for f in range(len(times)):
         rng = seeded_rng(seed, episode_id, "detections", f)
-        dets: list[dict[str, Any]] = []
-        for j in np.flatnonzero(pixels[f] >= model.min_pixels):
-            p_det = (1 - model.miss_rate) * min(1.0, pixels[f, j] / model.full_pixels)
-            if rng.random() >= p_det:
-                continue
-            jit = [rng.randint(-model.box_jitter_px, model.box_jitter_px) for _ in range(4)]
-            x0, y0, x1, y1 = (int(v) for v in boxes[f, j])
-            box = [
-                max(0, x0 + jit[0]),
-                max(0, y0 + jit[1]),
-                min(width - 1, max(x0 + jit[0], x1 + jit[2])),
-                min(height - 1, max(y0 + jit[1], y1 + jit[3])),
-            ]
-            dets.append(
-                {
-                    "category": categories[j],
-                    "object": object_ids[j],
-                    "box": box,
-                    "score": round(rng.uniform(0.5, 1.0), 3),
-                    "pixels": int(pixels[f, j]),
-                }
-            )
-        for _ in range(_poisson(rng, model.false_positives_per_frame)):
-            w, h = rng.randint(8, max(9, width // 6)), rng.randint(8, max(9, height // 6))
-            x, y = rng.randint(0, width - w), rng.randint(0, height - h)
-            dets.append(
-                {
-                    "category": vocab[rng.randrange(len(vocab))],
-                    "object": None,
-                    "box": [x, y, x + w - 1, y + h - 1],
-                    "score": round(rng.uniform(0.3, 0.7), 3),
-                    "pixels": 0,
-                }
-            )
+        dets = frame_detections(rng, object_ids, categories, pixels[f], boxes[f], size, model, vocab)
         yield {"frame": f, "t": round(float(times[f]), 6), "detections": dets}
+
+
+def frame_detections(
+    rng: Any,
+    object_ids: Sequence[str],
+    categories: Sequence[str],
+    pixels: NDArray,
+    boxes: NDArray,
+    size: tuple[int, int],
+    model: DetectionModel,
+    vocab: Sequence[str],
+) -> list[dict[str, Any]]:
+    """One frame's detections of the objects ``object_ids`` (their ``pixels`` and ``boxes`` in this frame)
+    and the false positives (labels from ``vocab``), every draw from ``rng``."""
+    width, height = size
+    dets: list[dict[str, Any]] = []
+    for j in np.flatnonzero(pixels >= model.min_pixels):
+        p_det = (1 - model.miss_rate) * min(1.0, pixels[j] / model.full_pixels)
+        if rng.random() >= p_det:
+            continue
+        jit = [rng.randint(-model.box_jitter_px, model.box_jitter_px) for _ in range(4)]
+        x0, y0, x1, y1 = (int(v) for v in boxes[j])
+        box = [
+            max(0, x0 + jit[0]),
+            max(0, y0 + jit[1]),
+            min(width - 1, max(x0 + jit[0], x1 + jit[2])),
+            min(height - 1, max(y0 + jit[1], y1 + jit[3])),
+        ]
+        dets.append(
+            {
+                "category": categories[j],
+                "object": object_ids[j],
+                "box": box,
+                "score": round(rng.uniform(0.5, 1.0), 3),
+                "pixels": int(pixels[j]),
+            }
+        )
+    for _ in range(_poisson(rng, model.false_positives_per_frame)):
+        w, h = rng.randint(8, max(9, width // 6)), rng.randint(8, max(9, height // 6))
+        x, y = rng.randint(0, width - w), rng.randint(0, height - h)
+        dets.append(
+            {
+                "category": vocab[rng.randrange(len(vocab))],
+                "object": None,
+                "box": [x, y, x + w - 1, y + h - 1],
+                "score": round(rng.uniform(0.3, 0.7), 3),
+                "pixels": 0,
+            }
+        )
+    return dets

@@ -21,6 +21,8 @@ ground truth of poses, places and per-view appearances of every instance.
 * ``visibility.npz`` — ``times`` (F,), ``place_index`` (F,), ``velocity`` (F, 3) world m/s of the camera,
   and sparse per-frame pixel counts ``rec_frame``, ``rec_view`` (index into ``views``), ``rec_inst``,
   ``rec_pixels``; ``views`` names, ``inst_ids`` / ``inst_objects`` / ``inst_categories`` tables;
+* ``detections_<view>.jsonl`` (``media.extra["detections_<view>"]``) — each view's simulated detector
+  (`egoworld.sim.detections`, seeded misses, false positives and box jitter; ``WalkConfig.detections``);
 * ``meta["counts"]``: unique instances per category per view (seen with ≥ ``min_pixels``).
 """
 
@@ -44,6 +46,7 @@ from egoworld.media.writer import VideoWriter
 from egoworld.sim.arrays import save_npz
 from egoworld.sim.backgrounds import SkyBackground
 from egoworld.sim.cameras import equirect
+from egoworld.sim.detections import DetectionModel, frame_detections, id_boxes
 from egoworld.sim.head import head_poses
 from egoworld.sim.looks import Look
 from egoworld.sim.primitives import PrimitiveSet
@@ -72,6 +75,9 @@ class WalkConfig:
     min_pixels: int = 12
     speed_m_s: float = 1.3
     crf: int = 23
+    #: the simulated detector of the view videos (None: the default noise, its pixel thresholds scaled to
+    #: ``min_pixels``: ``min_pixels`` and ``10 · min_pixels`` for a full detection chance)
+    detections: DetectionModel | None = None
 
     def __post_init__(self) -> None:
         if (
@@ -87,6 +93,11 @@ class WalkConfig:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    def detection_model(self) -> DetectionModel:
+        if self.detections is not None:
+            return self.detections
+        return DetectionModel(min_pixels=self.min_pixels, full_pixels=10 * self.min_pixels)
 
 
 class WalkWorld:
@@ -163,6 +174,11 @@ def synth_walk(
     views = ("pano", *VIEW_ORDER)
     n_ids = len(world.instances) + 1
     recs: list[NDArray] = []
+    det_model = cfg.detection_model()
+    inst_objects = [x.id for x in world.instances]
+    inst_cats = [x.category for x in world.instances]
+    vocab = sorted(set(inst_cats))
+    det_rows: dict[str, list[dict]] = {v: [] for v in VIEW_ORDER}
     writers = {"pano": VideoWriter(folder / "pano.mp4", cfg.fps, (cam.width, cam.height), crf=cfg.crf)}
     writers.update(
         {
@@ -180,6 +196,15 @@ def synth_walk(
                 view = view_renderer.render(prims, poses[i] @ pano_from_view[v], world.background)
                 writers[v].write(view.rgb)
                 id_images[v] = view.ids
+                pixels, boxes = id_boxes(view.ids, n_ids - 1)
+                seen = np.flatnonzero(pixels)
+                rng = seeded_rng(seed, episode_id, v, "detections", i)
+                size = (cfg.view_size, cfg.view_size)
+                dets = frame_detections(
+                    rng, [inst_objects[j] for j in seen], [inst_cats[j] for j in seen], pixels[seen],
+                    boxes[seen], size, det_model, vocab,
+                )  # fmt: skip
+                det_rows[v].append({"frame": i, "t": round(float(t), 6), "detections": dets})
             for k, v in enumerate(views):
                 counts = np.bincount(id_images[v].ravel(), minlength=n_ids)
                 seen = np.flatnonzero(counts[1:]) + 1
@@ -193,8 +218,8 @@ def synth_walk(
             w.abort()
         raise
     rec = np.concatenate(recs).astype(np.int64) if recs else np.zeros((0, 4), np.int64)
-    inst_objects = [x.id for x in world.instances]
-    inst_cats = [x.category for x in world.instances]
+    for v in VIEW_ORDER:
+        write_jsonl(folder / f"detections_{v}.jsonl", det_rows[v])
     velocity = np.gradient(poses[:, :3, 3], times, axis=0) if n_frames > 1 else np.zeros((n_frames, 3))
     save_npz(
         folder / "visibility.npz",
@@ -254,7 +279,8 @@ def synth_walk(
                 "places": "places.jsonl",
                 "place_visits": "place_visits.jsonl",
                 "visibility": "visibility.npz",
-            },
+            }
+            | {f"detections_{v}": f"detections_{v}.jsonl" for v in VIEW_ORDER},
         ),
         source={"loader": GENERATOR, "kind": "walk"},
         meta={
@@ -335,7 +361,10 @@ def load_walk_world(folder: str | Path) -> tuple[Episode, WalkWorld]:
         raise InputFileError(
             f"{folder}: not a synthetic walk (meta.generator is {episode.meta.get('generator')!r})"
         )
-    cfg = WalkConfig(**episode.meta["config"])
+    config = dict(episode.meta["config"])
+    if isinstance(config.get("detections"), dict):
+        config["detections"] = DetectionModel(**config["detections"])
+    cfg = WalkConfig(**config)
     world = WalkWorld(episode.id, int(episode.meta["seed"]), cfg)
     stored = read_jsonl(folder / episode.media.extra["places"])
     rebuilt = [p.to_json() for p in world.places]

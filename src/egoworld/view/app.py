@@ -26,6 +26,7 @@ from starlette.staticfiles import StaticFiles
 from egoworld.core.letters import letters_for
 from egoworld.view import detail as details
 from egoworld.view import stats
+from egoworld.view.causes import cause_choices
 from egoworld.view.human import HumanRun
 from egoworld.view.human_routes import HumanRoutes, NotFound
 from egoworld.view.media import MediaSource, video_file
@@ -267,6 +268,7 @@ class ViewApp(HumanRoutes, SceneRoutes):
             review=(reviews or {}).get(s.id) if reviews is not None else None,
             reviewing=reviews is not None,
             history=self.review.history(s.id) if reviews is not None and self.review else [],
+            causes=cause_choices(s) if reviews is not None else [],
             decisions=DECISIONS,
             prev_id=ids[i - 1] if i > 0 else None,
             next_id=ids[i + 1] if i + 1 < len(ids) else None,

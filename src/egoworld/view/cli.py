@@ -209,3 +209,60 @@ def bench_filter_cmd(
         f"wrote {out}: {counts['kept']} questions kept ({counts['accepted']} accepted, {counts['rejected']} "
         f"rejected, {counts['flagged']} flagged, {counts['unreviewed']} not reviewed)"
     )
+
+
+def world_fix_cmd(
+    world: Annotated[
+        Path, typer.Argument(help="World folder (episode folders) the reviewed benchmark was built from.")
+    ],
+    review: Annotated[
+        list[Path],
+        typer.Option("--review", help="Review log whose rejections name causes (repeatable)."),
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the fixed world here (default: fix WORLD in place).")
+    ] = None,
+) -> None:
+    """Apply the causes a review names (a corrected appearance interval, place visit, pose flag, fixture or
+    object field) to the world; list the causes that need a human (no corrected value, a count, entries that
+    disagree) and exit 3 when there are any. Each changed episode records the review (file, sha256, entries);
+    rebuild the benchmark afterwards: its manifest lists the reviews it includes.
+
+    Example: egoworld world fix worlds/walks --review bench/vsi/reviews/ana.sqlite --out worlds/walks-fixed
+    """
+    from egoworld.core.errors import EXIT_INCOMPLETE
+    from egoworld.core.files import InputFileError
+    from egoworld.view.causes import review_fixes
+    from egoworld.world.fix import apply_fixes
+
+    try:
+        fixes, records = [], []
+        for log in review:
+            found, record = review_fixes(log)
+            fixes += found
+            records.append(record)
+        if not fixes:
+            raise InputFileError(
+                f"{', '.join(map(str, review))}: no rejection names a cause — nothing to fix"
+            )
+        rep = apply_fixes(
+            world, fixes, out=out, review={"reviews": records} if len(records) > 1 else records[0]
+        )
+    except (InputFileError, ValueError) as exc:
+        fail(exc)
+    for f in rep.applied:
+        typer.echo(f"applied: {f.ref.label()} → {f.value}  ({f.entry})")
+    for f in rep.already:
+        typer.echo(f"already so: {f.ref.label()}  ({f.entry})")
+    typer.echo(
+        f"wrote {rep.out}: {len(rep.applied)} fixes applied to {len(rep.episodes)} episodes, "
+        f"{len(rep.already)} already so, {len(rep.needs_human)} need a human"
+    )
+    if rep.needs_human:
+        for f, why in rep.needs_human:
+            typer.echo(f"needs a human: {f.ref.label()} — {why}  ({f.entry})", err=True)
+        fail(
+            f"{len(rep.needs_human)} causes need a human (listed above); rebuild after deciding them",
+            EXIT_INCOMPLETE,
+        )
+    typer.echo("now rebuild the benchmark from the fixed world (e.g. `egoworld build vsi-wild --world …`)")

@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from egoworld.view import detail as details
+from egoworld.view.causes import picked_causes
 from egoworld.view.review import DECISIONS
 
 
@@ -40,7 +41,11 @@ class HumanRoutes:
         if action == "undo":
             self.review.undo(s.id)
         elif action in DECISIONS:
-            self.review.decide(s.id, action, str(body.get("reason", ""))[:2000])
+            try:
+                causes = picked_causes(s, body.get("causes")) if action == "reject" else []
+            except ValueError as exc:
+                return JSONResponse({"error": str(exc)}, 400)
+            self.review.decide(s.id, action, str(body.get("reason", ""))[:2000], causes)
         else:
             return JSONResponse({"error": f"unknown decision {action!r}"}, 400)
         return JSONResponse({"state": self.review.current().get(s.id)})

@@ -2,14 +2,18 @@
 undo, and `filter_benchmark`, which writes the accepted questions as a new benchmark folder.
 
 Rows are never updated or deleted: an undo is a row that names the decision it takes back. A question's
-state is its latest decision that was not undone.
+state is its latest decision that was not undone. A rejection may name its causes (``causes`` rows): world
+fields from the question's provenance, each with the corrected value when the reviewer knows it, which
+`egoworld world fix` applies (`egoworld.view.causes`).
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +35,13 @@ CREATE TABLE IF NOT EXISTS decisions (
     created_at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS causes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    decision INTEGER NOT NULL REFERENCES decisions (id),
+    ref TEXT NOT NULL,
+    value TEXT,
+    note TEXT NOT NULL DEFAULT ''
+);
 """
 
 
@@ -73,14 +84,45 @@ class ReviewLog:
     def close(self) -> None:
         self.db.close()
 
-    def decide(self, sample_id: str, decision: str, reason: str = "") -> int:
+    def decide(
+        self, sample_id: str, decision: str, reason: str = "", causes: Sequence[dict[str, Any]] = ()
+    ) -> int:
+        """Append a decision; a rejection's ``causes`` are ``{"ref": provenance row, "value"?: corrected}``."""
         if decision not in DECISIONS:
             raise ValueError(f"decision {decision!r}: expected one of {', '.join(DECISIONS)}")
-        cur = self.db.execute(
-            "INSERT INTO decisions (sample_id, decision, reason, reviewer, created_at) VALUES (?, ?, ?, ?, ?)",
-            (sample_id, decision, reason.strip(), self.reviewer, time.time()),
-        )
-        return int(cur.lastrowid or 0)
+        if causes and decision != "reject":
+            raise ValueError("only a rejection names causes")
+        self.db.execute("BEGIN")
+        try:
+            cur = self.db.execute(
+                "INSERT INTO decisions (sample_id, decision, reason, reviewer, created_at) VALUES (?, ?, ?, ?, ?)",
+                (sample_id, decision, reason.strip(), self.reviewer, time.time()),
+            )
+            rid = int(cur.lastrowid or 0)
+            for c in causes:
+                value = json.dumps(c["value"], sort_keys=True) if "value" in c else None
+                self.db.execute(
+                    "INSERT INTO causes (decision, ref, value, note) VALUES (?, ?, ?, ?)",
+                    (rid, json.dumps(c["ref"], sort_keys=True), value, str(c.get("note", ""))),
+                )
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+        return rid
+
+    def causes(self) -> list[dict[str, Any]]:
+        """The cause rows of the effective decisions (``id``, ``decision``, ``sample_id``, ``ref``, ``value``
+        as stored text, ``note``), in log order; an older log without the table has none."""
+        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'causes'").fetchone():
+            return []
+        live = {d["id"]: sid for sid, d in self.current().items()}
+        rows = self.db.execute("SELECT id, decision, ref, value, note FROM causes ORDER BY id").fetchall()
+        return [
+            {"id": r[0], "decision": r[1], "sample_id": live[r[1]], "ref": r[2], "value": r[3], "note": r[4]}
+            for r in rows
+            if r[1] in live
+        ]
 
     def undo(self, sample_id: str) -> int | None:
         """Take back the sample's current decision; None when it has none."""
@@ -115,8 +157,22 @@ class ReviewLog:
         return state
 
     def history(self, sample_id: str) -> list[dict[str, Any]]:
+        causes: dict[int, list[str]] = {}
+        if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'causes'").fetchone():
+            for d, ref, value in self.db.execute("SELECT decision, ref, value FROM causes ORDER BY id"):
+                r = json.loads(ref)
+                fixed = "" if value is None else f" → {value}"
+                causes.setdefault(d, []).append(f"{r.get('kind')} {r.get('id')} {r.get('field')}{fixed}")
         return [
-            {"id": r[0], "decision": r[1], "reason": r[2], "reviewer": r[3], "undoes": r[4], "at": r[5]}
+            {
+                "id": r[0],
+                "decision": r[1],
+                "reason": r[2],
+                "reviewer": r[3],
+                "undoes": r[4],
+                "at": r[5],
+                "causes": causes.get(r[0], []),
+            }
             for r in self.db.execute(
                 "SELECT id, decision, reason, reviewer, undoes, created_at FROM decisions WHERE sample_id = ? "
                 "ORDER BY id",

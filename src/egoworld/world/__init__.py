@@ -12,6 +12,8 @@ Public API (stable):
 * Loaders: `egoworld.world.hd_epic` (assoc_info tracks, digital-twin fixtures, Aria poses + camera,
   `import_hd_epic`), `egoworld.world.epic_kitchens` (action segments → episodes).
 * `egoworld.world.show`: text summary and a PNG (contact sheet or top-down plot).
+* `egoworld.world.fields`: `FieldRef` (a world field a question depends on: its provenance) and `Fix`;
+  `egoworld.world.fix`: `apply_fixes` (a review's corrected values written back to the world).
 
 Camera models and geometry come from `egoworld.geometry`.
 """

@@ -35,6 +35,7 @@ from egoworld.benchmarks.beyond3d.build_common import (
     geometry_missing,
     has_geometry,
     link_video,
+    metric_refusals,
     save,
     source_hashes,
 )
@@ -148,8 +149,9 @@ def build_beyond3d(
         if not has_geometry(ep)
     ]
     with_fixtures = [ep for _, ep in geo if ep.fixtures]
-    tasks = [t for t in TASK_ORDER if t != NEAREST_FIXTURE or with_fixtures]
     skipped = {} if with_fixtures else {NEAREST_FIXTURE: "no episode has fixtures (fixtures.jsonl)"}
+    skipped |= metric_refusals([ep for _, ep in geo])
+    tasks = [t for t in TASK_ORDER if t not in skipped]
     needs = Needs()
     contexts: list[EpisodeContext] = []
     oos, vis = [], []

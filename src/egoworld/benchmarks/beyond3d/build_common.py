@@ -83,6 +83,27 @@ def has_geometry(ep: Episode) -> bool:
     )
 
 
+def metric_poses(ep: Episode) -> bool:
+    """Whether the episode's positions are metres: True unless a perceived trajectory says it has no scale
+    (``meta["perception"]["poses"]["metric"]``; monocular COLMAP or odometry without ``--scale``)."""
+    return bool(ep.meta.get("perception", {}).get("poses", {}).get("metric", True))
+
+
+def metric_refusals(episodes: Sequence[Episode]) -> dict[str, str]:
+    """The question types that need metres, each with why they are refused, when an episode is not metric."""
+    from egoworld.benchmarks.beyond3d import OC_DISTANCE, OO_DISTANCE
+
+    unscaled = [ep.id for ep in episodes if not metric_poses(ep)]
+    if not unscaled:
+        return {}
+    names = ", ".join(unscaled[:3]) + (f" and {len(unscaled) - 3} more" if len(unscaled) > 3 else "")
+    why = (
+        f"needs metres (bins under 1 m / 1–1.5 m / 1.5 m or more) but the trajectory of {names} has no metric "
+        "scale; perceive with --scale M_PER_UNIT or import an Aria MPS trajectory"
+    )
+    return {OC_DISTANCE: why, OO_DISTANCE: why}
+
+
 def geometry_missing(ep: Episode) -> str:
     parts = []
     if not any(
@@ -116,7 +137,9 @@ def link_video(out: Path, folder: Path, ep: Episode) -> str | None:
 
 def source_hashes(folder: Path, ep: Episode) -> dict:
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in (".json", ".jsonl"))
-    return {"id": ep.id, "files": {p.name: sha256_file(p) for p in files}}
+    entry = {"id": ep.id, "files": {p.name: sha256_file(p) for p in files}}
+    reviews = ep.source.get("reviews")  # applied by `egoworld world fix`
+    return entry | ({"reviews": reviews} if reviews else {})
 
 
 def chance_of(samples: Sequence[Sample]) -> dict[str, float]:

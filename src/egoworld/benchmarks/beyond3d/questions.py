@@ -41,7 +41,8 @@ from egoworld.benchmarks.beyond3d.tracks import DETECTED_VISIBLE, STATE_NAMES, V
 from egoworld.core.hashing import seeded_rng
 from egoworld.core.schema import FrameInput, Media, Sample, Trajectory, VideoInput
 from egoworld.geometry.directions import clock_angle_deg
-from egoworld.world.episode import Episode, Fixture
+from egoworld.world.episode import Episode, EpisodeObject, Fixture
+from egoworld.world.fields import ref as field_ref
 
 
 @dataclass
@@ -103,6 +104,7 @@ def common_metadata(ctx: EpisodeContext, c: Candidate) -> dict:
         "moves_bucket": "4+" if moves_bucket(c.moves) == 4 else str(moves_bucket(c.moves)),
         "participant": participant(ep),
         "moves_before": [[_r(m.start_s, 3), _r(m.end_s, 3)] for m in obj.movements if m.start_s < c.query_s],
+        "provenance": object_provenance(ep, obj, c.query_s),
     }
     if ctx.tracks is not None:
         meta["state"] = STATE_NAMES[int(ctx.tracks.states[c.obj, c.k])]
@@ -114,6 +116,26 @@ def common_metadata(ctx: EpisodeContext, c: Candidate) -> dict:
             meta["last_visible_s"] = _r(c.last_visible_s)
         meta["last_placement_s"] = _r(c.placement_s)
     return meta
+
+
+def object_provenance(ep: Episode, obj: EpisodeObject, query_s: float) -> list[dict]:
+    """The world fields the object's answers rest on: its last movement before the query (when it ended, and
+    where to), or its initial fixture when it has not moved yet."""
+    before = [i for i, m in enumerate(obj.movements) if m.start_s < query_s]
+    if not before:
+        return (
+            [field_ref("object", ep.id, obj.id, "initial_fixture", obj.initial_fixture)]
+            if obj.initial_fixture
+            else []
+        )
+    i = before[-1]
+    m = obj.movements[i]
+    rows = [field_ref("object", ep.id, obj.id, f"movements.{i}.end_s", m.end_s)]
+    if m.end_fixture:
+        rows.append(field_ref("object", ep.id, obj.id, f"movements.{i}.end_fixture", m.end_fixture))
+    if m.end_position is not None:
+        rows.append(field_ref("object", ep.id, obj.id, f"movements.{i}.end_position", list(m.end_position)))
+    return rows
 
 
 def anchor_id(ctx: EpisodeContext, c: Candidate) -> str:
@@ -219,6 +241,9 @@ def trajectory_samples(
         variant, labels, keys, gi = opts
         choices, answer, keys_s = _shuffled(labels, keys, gi, sid, seed)
         meta = {"variant": variant, "gold_fixture": gold.id, "choice_fixtures": keys_s}
+        meta["provenance"] = base["provenance"] + [
+            field_ref("fixture", ep.id, gold.id, "box.center", [float(x) for x in gold.box.center])
+        ]
         add(
             NEAREST_FIXTURE,
             question_text(NEAREST_FIXTURE, query_s=c.query_s, obj=name, variant=variant),

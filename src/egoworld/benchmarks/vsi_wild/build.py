@@ -89,7 +89,9 @@ def _source_entry(src: WalkSource) -> dict[str, Any]:
     files = {"episode": src.folder / "episode.json", "poses": src.folder / "poses.jsonl"}
     files |= {k: src.folder / src.episode.media.extra[k] for k in ("appearances", "place_visits")}
     files |= {v: src.views[v].path for v in VIEW_ORDER} | {"pano": src.pano}
-    return {"episode": src.id} | {k: sha256_file(p) for k, p in files.items() if p.is_file()}
+    entry = {"episode": src.id} | {k: sha256_file(p) for k, p in files.items() if p.is_file()}
+    reviews = src.episode.source.get("reviews")
+    return entry | ({"reviews": reviews} if reviews else {})
 
 
 def _distributions(samples: Sequence[Sample]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from egoworld.benchmarks.vsi_wild.balance import Draft
 from egoworld.benchmarks.vsi_wild.config import StreamRules
 from egoworld.benchmarks.vsi_wild.source import WalkSource
 from egoworld.benchmarks.vsi_wild.timing import duration_group, hms
-from egoworld.benchmarks.vsi_wild.voc import count_bin, unique_counts
+from egoworld.benchmarks.vsi_wild.voc import count_bin, provenance, unique_counts
 from egoworld.core.schema import Media, Trajectory, VideoInput
 
 QUESTION = (
@@ -81,6 +81,7 @@ def groups(src: WalkSource, view: str, video_path: str, rules: StreamRules) -> l
                     "count_bin": count_bin(max(c.get(cat, 0), 1)),
                     "duration_s": round(v.duration_s, 6),
                     "duration_group": duration_group(v.duration_s),
+                    "provenance": provenance(src, view, cat, c.get(cat, 0)),
                 },
                 stratum=count_bin(total),  # the selection spreads groups over their final counts
                 trajectory=traj,

@@ -37,6 +37,7 @@ from egoworld.benchmarks.vsi_wild.timing import duration_group, hms
 from egoworld.core.hashing import seeded_rng
 from egoworld.core.schema import FrameInput, Media, VideoInput
 from egoworld.geometry.transforms import rotation_about
+from egoworld.world.fields import ref
 
 CARDINAL = {"forward": 0.0, "right": 90.0, "backward": 180.0, "left": -90.0}
 DIAGONAL = {"forward-right": 45.0, "backward-right": 135.0, "backward-left": -135.0, "forward-left": -45.0}
@@ -119,11 +120,13 @@ def moments(src: WalkSource, view_name: str, rules: VMRRules, seed: int) -> list
     """Accepted moments of one view video, at least ``min_separation_s`` apart (seeded choice)."""
     view = src.views[view_name]
     t = view.times
-    pose_dt = float(np.median(np.diff(src.episode.poses.times_s)))  # type: ignore[union-attr]
-    w = max(rules.window_s, pose_dt)
+    w = window_s(src, rules)
     lo, hi = rules.edge_s + w, min(view.duration_s, float(t[-1])) - rules.edge_s - w
     cand = t[(t >= lo) & (t <= hi)]
-    found = [m for m in analyse(src, view, cand, rules) if m is not None]
+    flags = [(f["start_s"], f["end_s"]) for f in src.episode.meta.get("pose_flags") or []]
+    if flags:  # `egoworld world fix` flagged these poses unreliable: no moment whose window meets them
+        cand = np.array([x for x in cand if not any(a <= x + w and x - w <= b for a, b in flags)])
+    found = [m for m in analyse(src, view, cand, rules) if m is not None] if len(cand) else []
     seeded_rng(seed, src.id, view_name, "vmr").shuffle(found)
     kept: list[Moment] = []
     for m in found:
@@ -132,10 +135,20 @@ def moments(src: WalkSource, view_name: str, rules: VMRRules, seed: int) -> list
     return sorted(kept, key=lambda m: m.time_s)
 
 
+def window_s(src: WalkSource, rules: VMRRules) -> float:
+    """The half-window W of the displacement (at least one pose step)."""
+    return max(rules.window_s, float(np.median(np.diff(src.episode.poses.times_s))))  # type: ignore[union-attr]
+
+
+def _span(t: float, w: float) -> tuple[float, float]:
+    return (round(t - w, 6), round(t + w, 6))
+
+
 def drafts(src: WalkSource, view_name: str, video_path: str, rules: VMRRules, seed: int) -> list[Draft]:
     """VMR drafts of one view video."""
     view = src.views[view_name]
     vid = src.video_id(view_name)
+    w = window_s(src, rules)
     out = []
     for m in moments(src, view_name, rules, seed):
         stamp = hms(m.time_s)
@@ -172,6 +185,9 @@ def drafts(src: WalkSource, view_name: str, video_path: str, rules: VMRRules, se
                     "speed_m_s": round(m.speed_m_s, 3),
                     "duration_s": round(view.duration_s, 6),
                     "duration_group": duration_group(view.duration_s),
+                    "provenance": [
+                        ref("pose", src.id, f"{m.time_s:.6g}", "flagged", False, span=_span(m.time_s, w))
+                    ],
                 },
                 stratum=m.direction,
             )

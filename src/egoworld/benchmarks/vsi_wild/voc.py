@@ -13,6 +13,7 @@ from egoworld.benchmarks.vsi_wild.balance import Draft
 from egoworld.benchmarks.vsi_wild.source import WalkSource
 from egoworld.benchmarks.vsi_wild.timing import duration_group
 from egoworld.core.schema import Media, VideoInput
+from egoworld.world.fields import ref
 
 QUESTION = (
     "[Fill-in-the-Blank] Throughout this video, count the total number of {category}(s) you observe. "
@@ -34,6 +35,16 @@ def unique_counts(src: WalkSource, view: str, until_s: float | None = None) -> d
     return {c: len(o) for c, o in sorted(objs.items())}
 
 
+def provenance(src: WalkSource, view: str, category: str, n: int) -> list[dict]:
+    """The count, and every appearance of the category in the view (each one instance of it)."""
+    apps = sorted(
+        (a for a in src.appearances.get(view, []) if a.category == category), key=lambda a: a.object
+    )
+    return [ref("count", src.id, category, "unique_instances", n, view)] + [
+        ref("appearance", src.id, a.object, "intervals", [list(iv) for iv in a.intervals], view) for a in apps
+    ]
+
+
 def drafts(src: WalkSource, view: str, video_path: str) -> list[Draft]:
     """VOC drafts of one view video."""
     v = src.views[view]
@@ -53,6 +64,7 @@ def drafts(src: WalkSource, view: str, video_path: str) -> list[Draft]:
                 "count_bin": count_bin(n),
                 "duration_s": round(v.duration_s, 6),
                 "duration_group": duration_group(v.duration_s),
+                "provenance": provenance(src, view, cat, n),
             },
             stratum=count_bin(n),
         )

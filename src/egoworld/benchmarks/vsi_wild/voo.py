@@ -27,6 +27,7 @@ from egoworld.benchmarks.vsi_wild.source import WalkSource
 from egoworld.benchmarks.vsi_wild.timing import duration_group, frame_spacing
 from egoworld.core.hashing import seeded_rng
 from egoworld.core.schema import Media, VideoInput
+from egoworld.world.fields import ref
 
 KINDS = ("first", "last")
 QUESTION = "[Ordering] In this video, choose the option listing the four objects by {kind}-appearance time."
@@ -50,6 +51,16 @@ def events(src: WalkSource, view: str, kind: str, frames: int) -> dict[str, tupl
             out[cat] = (min(a.first_s for a in apps), float(hit[0]) if len(hit) else None)
         else:
             out[cat] = (max(a.last_s for a in apps), float(hit[-1]) if len(hit) else None)
+    return out
+
+
+def provenance(src: WalkSource, view: str, kind: str, combo: tuple[str, ...]) -> list[dict]:
+    """The appearance that sets each category's event (its earliest first / latest last appearance)."""
+    out = []
+    for cat in combo:
+        apps = [a for a in src.appearances.get(view, []) if a.category == cat]
+        a = min(apps, key=lambda a: a.first_s) if kind == "first" else max(apps, key=lambda a: a.last_s)
+        out.append(ref("appearance", src.id, a.object, "intervals", [list(iv) for iv in a.intervals], view))
     return out
 
 
@@ -110,6 +121,7 @@ def drafts(
                         "min_gap_s": round(min(ev[b][0] - ev[a][0] for a, b in itertools.pairwise(combo)), 6),
                         "duration_s": round(v.duration_s, 6),
                         "duration_group": duration_group(v.duration_s),
+                        "provenance": provenance(src, view, kind, combo),
                     },
                     stratum=kind,
                     balance=kind,

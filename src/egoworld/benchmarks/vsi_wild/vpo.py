@@ -35,6 +35,7 @@ from egoworld.benchmarks.vsi_wild.source import Visit, WalkSource
 from egoworld.benchmarks.vsi_wild.timing import duration_group, frame_spacing
 from egoworld.core.hashing import seeded_rng
 from egoworld.core.schema import ImageInput, Media, VideoInput
+from egoworld.world.fields import ref
 
 QUESTION = (
     "[Single-Choice] Here are 4 frames captured at different moments in the video. Each frame is shown from a "
@@ -144,10 +145,15 @@ def drafts(
                     "order": [i + 1 for i in correct],
                     "duration_s": round(v.duration_s, 6),
                     "duration_group": duration_group(v.duration_s),
+                    "provenance": [ref("place_visit", src.id, p, "visits", _visits(src, p)) for p in chosen],
                 },
             )
         )
     return out
+
+
+def _visits(src: WalkSource, place: str) -> list[list[float]]:
+    return [[x.start_s, x.end_s] for x in src.visits if x.place == place]
 
 
 def balance_orders(drafts_: list[Draft], seed: int) -> list[Draft]:

@@ -21,10 +21,17 @@
   document.querySelectorAll("button.decide").forEach(function (b) {
     b.addEventListener("click", async function () {
       const reason = (document.getElementById("reason") || {}).value || "";
+      // a rejection's causes: the ticked world fields and their corrected values (JSON text)
+      const causes = [];
+      document.querySelectorAll("input.cause:checked").forEach(function (c) {
+        const v = document.querySelector("input.cause-value[data-index='" + c.dataset.index + "']");
+        causes.push({index: parseInt(c.dataset.index, 10), value: v ? v.value : ""});
+      });
       const r = await fetch(b.dataset.url, {method: "POST", headers: {"Content-Type": "application/json"},
-        body: JSON.stringify({decision: b.dataset.decision, reason: reason})});
+        body: JSON.stringify({decision: b.dataset.decision, reason: reason, causes: causes})});
       const data = await r.json();
       const st = document.querySelector("[data-testid=review-state]");
+      if (!r.ok) { if (st) st.textContent = "error: " + data.error; return; }
       if (st) st.textContent = data.state ? data.state.decision : "none";
       document.body.dataset.saved = String(Date.now());
     });

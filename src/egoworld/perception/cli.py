@@ -1,0 +1,81 @@
+"""``egoworld world perceive VIDEO… --kind walk --out WORLD``: episode folders perceived from your own videos
+(registered in pyproject.toml under the ``world`` group; heavy imports stay inside the command)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from egoworld.core.errors import console, fail
+
+
+def perceive_cmd(
+    videos: Annotated[list[Path], typer.Argument(help="Video files, one episode each (a walk: 360° 2:1).")],
+    out: Annotated[Path, typer.Option("--out", help="World folder to write (one folder per episode).")],
+    kind: Annotated[str, typer.Option("--kind", help="walk (panoramic walk → VSI-Super-Wild).")] = "walk",
+    trajectory: Annotated[
+        str,
+        typer.Option(
+            "--trajectory",
+            help="odometry (OpenCV, fast), colmap (pycolmap) or a trajectory file: TUM .txt, COLMAP text "
+            "images.txt (or its folder), Aria MPS closed_loop_trajectory.csv (metric).",
+        ),
+    ] = "odometry",
+    detector: Annotated[
+        str | None,
+        typer.Option(
+            "--detector",
+            help="file:PATH (detections JSONL, or a folder of <episode>/detections_<view>.jsonl — a "
+            "synthetic world's simulated detector), owlv2:DIR, grounding-dino:DIR, vlm:MODEL@BASE_URL.",
+        ),
+    ] = None,
+    vocabulary: Annotated[
+        str | None, typer.Option("--vocabulary", help="Comma-separated object names the detector looks for.")
+    ] = None,
+    stride: Annotated[
+        int | None, typer.Option("--stride", min=1, help="Perceive every N-th frame (default: every frame).")
+    ] = None,
+    fps: Annotated[
+        float | None, typer.Option("--fps", help="Perceive at this frame rate instead of --stride.")
+    ] = None,
+    scale: Annotated[
+        float | None,
+        typer.Option("--scale", help="Metres per trajectory unit (makes the trajectory metric)."),
+    ] = None,
+    view_size: Annotated[int, typer.Option("--view-size", help="Walk: side of each cut view, px.")] = 384,
+    reid: Annotated[
+        str,
+        typer.Option(
+            "--reid",
+            help="Re-identification: 2d (image position, time) or 3d (also rays along the trajectory).",
+        ),
+    ] = "2d",
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Videos perceived in parallel (processes).")] = 1,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice.")] = 0,
+    force: Annotated[
+        bool, typer.Option("--force", help="Perceive again episodes made with other settings.")
+    ] = False,
+) -> None:
+    """Perceive videos into episode folders the builders read unchanged: camera trajectory, objects over
+    time (detector + ByteTrack with re-identification), places; provenance of every field in episode.json.
+    Finished episodes are skipped; a trajectory without metric scale makes builders refuse metre questions.
+
+    Example: egoworld world perceive walk.mp4 --kind walk --detector owlv2:weights/owlv2 --vocabulary chair,tree --out worlds/mine"""
+    from egoworld.core.files import InputFileError
+    from egoworld.perception.perceive import PerceiveSettings
+    from egoworld.perception.perceive_set import perceive_videos
+
+    words = tuple(w.strip() for w in (vocabulary or "").split(",") if w.strip())
+    settings = PerceiveSettings(kind, trajectory, detector, words, stride, fps, scale, view_size, seed, reid)
+    try:
+        outcomes = perceive_videos(list(videos), out, settings, jobs=jobs, force=force)
+    except (InputFileError, ValueError, RuntimeError) as exc:
+        fail(exc)
+    made = sum(o.status == "made" for o in outcomes)
+    console.print(
+        f"{len(outcomes)} episodes in {out} ({len(outcomes) - made} already there, {made} perceived)",
+        highlight=False,
+        soft_wrap=True,
+    )
