@@ -59,6 +59,11 @@ EXAMPLES: dict[str, str] = {
     "build vsi-wild": "egoworld build vsi-wild --world worlds/walks --out bench/vsi_wild_synth "
     "--questions-per-task 500",
     "build explore": "egoworld build explore --world worlds/actions --out bench/explore",
+    "scene annotate": "egoworld scene annotate final.png --initial initial.png --actions actions.txt "
+    "--vlm openai:Qwen/Qwen3-VL-8B-Instruct,base_url=http://127.0.0.1:8000/v1 --detector vlm --out scenes/s1",
+    "scene compare": "egoworld scene compare --scene scenes/s1 --world worlds/actions/actions_000",
+    "scene render": "egoworld scene render --world worlds/actions/actions_000 --out final.png",
+    "scene apply": "egoworld scene apply scenes/s1/reviews/ana.sqlite",
 }
 
 

@@ -32,6 +32,7 @@ from egoworld.view.human_routes import HumanRoutes, NotFound
 from egoworld.view.media import MediaSource, video_file
 from egoworld.view.queries import SampleFilter, list_samples
 from egoworld.view.review import DECISIONS, ReviewLog
+from egoworld.view.scene_routes import SceneRoutes
 from egoworld.view.workspace import VERDICTS, BenchView, Workspace
 
 STATIC = Path(__file__).parent / "static"
@@ -68,7 +69,7 @@ class _Token(BaseHTTPMiddleware):
         return response
 
 
-class ViewApp(HumanRoutes):
+class ViewApp(HumanRoutes, SceneRoutes):
     """Routes over one `Workspace`; optional review log (``--review``) or human run (``--answer``)."""
 
     def __init__(
@@ -79,6 +80,7 @@ class ViewApp(HumanRoutes):
         review_bench: str | None = None,
         human: HumanRun | None = None,
         audit: Any = None,
+        scene: Any = None,
         token: str | None = None,
         baseline: Path | None = None,
     ):
@@ -88,6 +90,7 @@ class ViewApp(HumanRoutes):
         self.review_bench = review_bench
         self.human = human
         self.audit = audit
+        self.scene = scene
         self.media = MediaSource()
         self.env = _env()
         self._plots: dict[tuple[str, bool], bytes] = {}
@@ -111,6 +114,9 @@ class ViewApp(HumanRoutes):
             Route("/audit", self.audit_page),
             Route("/audit", self.audit_post, methods=["POST"]),
             Route("/audit/frame/{index:int}", self.audit_frame),
+            Route("/scene", self.scene_page),
+            Route("/scene", self.scene_post, methods=["POST"]),
+            Route("/scene/image/{k:int}", self.scene_image),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
             Mount("/plots", StaticFiles(directory=Path(self._plot_dir.name) / "plots"), name="plots"),
         ]
@@ -137,6 +143,8 @@ class ViewApp(HumanRoutes):
             self.human.close()
         if self.audit:
             self.audit.close()
+        if self.scene:
+            self.scene.close()
 
     # -- helpers ------------------------------------------------------------------------------------------
     def render(self, name: str, **ctx: Any) -> HTMLResponse:
@@ -168,7 +176,7 @@ class ViewApp(HumanRoutes):
     # -- pages --------------------------------------------------------------------------------------------
     async def overview(self, request: Request) -> Response:
         if self.ws is None:
-            return RedirectResponse("/audit" if self.audit else "/answer", 303)
+            return RedirectResponse("/audit" if self.audit else "/scene" if self.scene else "/answer", 303)
         common = request.query_params.get("common") == "1"
         blocks = []
         for bv in self.ws.benches.values():

@@ -73,6 +73,12 @@ def view_cmd(
     ] = None,
     per_episode: Annotated[int, typer.Option(help="--audit: items sampled per episode.")] = 20,
     seed: Annotated[int, typer.Option(help="--audit: seed of the sampled items.")] = 0,
+    scene: Annotated[
+        Path | None,
+        typer.Option(
+            "--scene", help="Correct an annotated scene folder (`scene annotate`) as --review NAME."
+        ),
+    ] = None,
 ) -> None:
     """Look at benchmarks and runs in the browser: overview with CIs, sample list with filters, each sample's
     exact inputs and every reply, run comparison; review questions (--review), answer them (--answer), or
@@ -85,12 +91,15 @@ def view_cmd(
 
     given = [*(world or [])] if audit else [*(bench or []), *(run or [])]
     paths = [*given, *(paths or [])]
-    if not paths:
+    if not paths and scene is None:
         fail("give --bench DIR, --run DIR (repeatable) or a folder that holds them (--audit: --world DIR)")
 
     missing = [m for m in ("starlette", "uvicorn", "jinja2") if importlib.util.find_spec(m) is None]
     if missing:
         fail(RuntimeError(f"egoworld view needs {', '.join(missing)}: pip install 'egoworld[view]'"))
+    if scene is not None:
+        _serve_scene(scene, review, review_file, host, port)
+        return
     from egoworld.core.files import InputFileError
     from egoworld.view.app import ViewApp, create_app
 
@@ -144,6 +153,23 @@ def view_cmd(
     except (InputFileError, ValueError, FileNotFoundError, KeyError) as exc:
         fail(exc)
     serve(create_app(view), host, port, where, token)
+
+
+def _serve_scene(folder: Path, review: str | None, log: Path | None, host: str, port: int) -> None:
+    import secrets
+
+    from egoworld.core.files import InputFileError
+    from egoworld.view.app import ViewApp, create_app
+    from egoworld.view.scene_routes import SceneSession
+
+    if not review:
+        fail("--scene needs --review NAME (the reviewer; the log is SCENE/reviews/NAME.sqlite)")
+    try:
+        session = SceneSession(folder, review, log)
+    except (InputFileError, ValueError, FileNotFoundError) as exc:
+        fail(exc)
+    token = None if host in (LOCAL, "localhost") else secrets.token_urlsafe(16)
+    serve(create_app(ViewApp(None, scene=session, token=token)), host, port, "/scene", token)
 
 
 def serve(app: object, host: str, port: int, where: str, token: str | None) -> None:

@@ -89,17 +89,37 @@ def build_explore(
         Path | None,
         typer.Option("--epic", help="The epic-kitchens-100 folder (EPIC_100_validation.csv)."),
     ] = None,
+    scenes: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--scenes", help="Annotated, corrected scene folder(s) (`scene annotate` + `scene apply`)."
+        ),
+    ] = None,
     per_partition: Annotated[int, typer.Option(help="--epic: sequences per partition.")] = 20,
     seed: Annotated[int, typer.Option(help="Seed of the EPIC windows and the tiny subset.")] = 0,
     tiny_size: Annotated[int, typer.Option(help="Size of the tiny subset.")] = 100,
 ) -> None:
     """Build EXPLORE instances from world episodes (--world: one instance per episode, final scene from
-    its scene graphs) or from EPIC-KITCHENS-100 action segments (--epic: real actions, no final annotation,
-    for inference and cost studies)."""
+    its scene graphs), from EPIC-KITCHENS-100 action segments (--epic: real actions, no final annotation,
+    for inference and cost studies) or from annotated scenes (--scenes: initial image + actions + the
+    human-corrected final scene of `egoworld scene annotate` / `scene apply`)."""
     try:
-        if (world is None) == (epic is None):
-            raise ValueError("pass either --world DIR (episodes) or --epic DIR (EPIC-KITCHENS-100)")
-        if world:
+        if sum(x is not None for x in (world, epic, scenes)) != 1:
+            raise ValueError(
+                "pass one of --world DIR (episodes), --epic DIR (EPIC-KITCHENS-100) or --scenes DIR (annotated scenes)"
+            )
+        if scenes:
+            from egoworld.benchmarks.explore.build import build_from_episodes
+            from egoworld.benchmarks.explore.scene_file import scene_episode
+
+            bench = build_from_episodes(
+                [scene_episode(d) for d in scenes],
+                out,
+                seed=seed,
+                tiny_size=tiny_size,
+                builder={"builder": "explore-scenes", "scenes": [d.name for d in scenes]},
+            )
+        elif world:
             from egoworld.benchmarks.explore.from_world import build_from_world
 
             bench = build_from_world(world, out, seed=seed, tiny_size=tiny_size)
