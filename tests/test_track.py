@@ -16,32 +16,18 @@ from test_sweep import _bench
 CLI = "from egoworld.cli import main; main()"
 
 
-def _run(tmp: Path, bench: Path, name: str, track: str) -> Path:
+def _run(tmp: Path, bench: Path, name: str, track: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`egoworld run … --track TRACK` in this process (the command's own code, without a fresh interpreter)."""
+    from typer.testing import CliRunner
+
+    from egoworld.cli import app
+
     out = tmp / name
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            CLI,
-            "run",
-            "--bench",
-            str(bench),
-            "--model",
-            "random",
-            "--seed",
-            "3",
-            "--out",
-            str(out),
-            "--no-progress",
-            "--track",
-            track,
-        ],
-        capture_output=True,
-        text=True,
-        cwd=tmp,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "tracked:" in proc.stdout
+    monkeypatch.chdir(tmp)
+    argv = ["run", "--bench", str(bench), "--model", "random", "--seed", "3", "--out", str(out)]
+    res = CliRunner().invoke(app, [*argv, "--no-progress", "--track", track])
+    assert res.exit_code == 0, res.output
+    assert "tracked:" in res.output
     return out
 
 
@@ -50,13 +36,16 @@ def _expected(run: Path) -> tuple[dict, dict]:
     return scores, {t: v[v["metric"]] for t, v in scores["tasks"].items()}
 
 
-def test_mlflow_sqlite_store_holds_metrics_config_and_table(tmp_path: Path) -> None:
+@pytest.mark.slow  # MLflow creates its SQLite schema with ~50 Alembic migrations (seconds)
+def test_mlflow_sqlite_store_holds_metrics_config_and_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     mlflow = pytest.importorskip("mlflow")
     pytest.importorskip("sqlalchemy")
     bench = _bench(tmp_path, "b1", 6)
     uri = f"sqlite:///{tmp_path / 'ml' / 'mlflow.db'}"
     (tmp_path / "ml").mkdir()
-    run = _run(tmp_path, bench, "r-ml", f"mlflow:{uri}")
+    run = _run(tmp_path, bench, "r-ml", f"mlflow:{uri}", monkeypatch)
     scores, per_task = _expected(run)
     client = mlflow.MlflowClient(uri)
     [found] = client.search_runs([client.get_experiment_by_name("egoworld").experiment_id])
@@ -74,7 +63,7 @@ def test_mlflow_file_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     mlflow = pytest.importorskip("mlflow")
     monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")  # MLflow 3 reads its file store only when asked
     bench = _bench(tmp_path, "b1", 4)
-    run = _run(tmp_path, bench, "r-file", f"mlflow:{tmp_path / 'mlruns-here'}")
+    run = _run(tmp_path, bench, "r-file", f"mlflow:{tmp_path / 'mlruns-here'}", monkeypatch)
     scores, _ = _expected(run)
     client = mlflow.MlflowClient((tmp_path / "mlruns-here").as_uri())
     [found] = client.search_runs([client.get_experiment_by_name("egoworld").experiment_id])
@@ -108,22 +97,27 @@ def wandb_records(path: Path) -> list:
     return records
 
 
-def test_wandb_offline_log_holds_metrics_config_and_table(tmp_path: Path) -> None:
+def test_wandb_offline_log_holds_metrics_config_and_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("wandb")
     bench = _bench(tmp_path, "b1", 6)
-    run = _run(tmp_path, bench, "r-wb", f"wandb:{tmp_path / 'wb'}")
+    run = _run(tmp_path, bench, "r-wb", f"wandb:{tmp_path / 'wb'}", monkeypatch)
     scores, per_task = _expected(run)
     [log] = list((tmp_path / "wb" / "wandb").glob("offline-run-*/run-*.wandb"))
     records = wandb_records(log)
     kinds = [r.WhichOneof("record_type") for r in records]
-    [meta] = [r.run for r in records if r.WhichOneof("record_type") == "run"]
+    metas = [r.run for r in records if r.WhichOneof("record_type") == "run"]
+    assert len(metas) == 1, f"records in {log}: {kinds}"
+    meta = metas[0]
     assert meta.display_name == "r-wb" and meta.project == "egoworld"
-    config = {
-        i.key: json.loads(i.value_json) for r in records if r.HasField("config") for i in r.config.update
-    }
+    config = {i.key: json.loads(i.value_json) for i in meta.config.update}
     assert config["model"] == "random" and config["seed"] == "3"
     history = {
-        i.key: json.loads(i.value_json) for r in records if r.HasField("history") for i in r.history.item
+        i.key or ".".join(i.nested_key): json.loads(i.value_json)
+        for r in records
+        if r.HasField("history")
+        for i in r.history.item
     }
     assert history["overall"] == pytest.approx(scores["overall"])
     assert {t: history[f"task.{t}"] for t in per_task} == pytest.approx(per_task)

@@ -131,8 +131,6 @@ def _wandb(
         settings=wandb.Settings(silent=True, console="off", x_disable_stats=True),
     )
     run.log(metrics)
-    for key, value in metrics.items():
-        run.summary[key] = value
     art = wandb.Artifact(f"scores-{name}", type="scores")
     for f in files:
         art.add_file(str(f))
