@@ -233,6 +233,7 @@ def test_second_benchmark_folder_with_the_same_questions_is_served_from_the_cach
     ).read_text().replace("b1-reexport", "b1")
 
 
+@pytest.mark.slow  # EXPLORE's S_uni loads Sentence-BERT in the scoring step
 def test_judge_scored_cells_are_scored_in_the_sweep(tmp_path: Path) -> None:
     from egoworld.benchmarks.explore.build import build_from_episodes
     from test_explore_runs import _episode
@@ -241,21 +242,18 @@ def test_judge_scored_cells_are_scored_in_the_sweep(tmp_path: Path) -> None:
         [_episode(tmp_path, i, n) for i, n in enumerate((30, 150))], tmp_path / "ex", tiny_size=2
     )
     spec = {
-        "models": [{"name": "oracle", "model": "oracle"}, {"name": "copy", "model": "copy-initial"}],
+        "models": [{"name": "oracle", "model": "oracle"}],
         "benchmarks": [{"name": "explore", "bench": str(tmp_path / "ex"), "judge": "lexical"}],
     }
     path = tmp_path / "sweep.yaml"
     path.write_text(yaml.safe_dump(spec), encoding="utf-8")
     _cli("sweep", "run", str(path), "--out", str(tmp_path / "c"))
-    oracle, copy = (
-        json.loads((tmp_path / f"c/runs/{m}__explore__default/scores.json").read_text())
-        for m in ("oracle", "copy")
-    )
-    assert oracle["tasks"]["scene"]["metric"] == "s_uni"
-    full = "full"
-    assert oracle["explore"]["partitions"][full]["s_obj"] > copy["explore"]["partitions"][full]["s_obj"]
-    status = _cli("sweep", "status", str(tmp_path / "c")).stdout
-    assert "2 done" in status
+    run = tmp_path / "c/runs/oracle__explore__default"
+    oracle = json.loads((run / "scores.json").read_text())
+    assert oracle["tasks"]["scene"]["metric"] == "s_uni" and oracle["explore"]["judge"]["name"] == "lexical"
+    assert oracle["explore"]["partitions"]["full"]["s_obj"] >= 90
+    assert (run / "scores.jsonl").is_file()
+    assert "1 done" in _cli("sweep", "status", str(tmp_path / "c")).stdout
 
 
 @pytest.mark.slow
