@@ -51,6 +51,14 @@ def _step(args: list[str]) -> str | None:
     return f"egoworld {args[0]} exited {proc.returncode}: {_tail(proc.stderr or proc.stdout)}"
 
 
+def _judge(cell: Cell) -> str | None:
+    """The cell's judge; an LLM judge shares the cell's response cache (``cache=DIR``) unless it names one."""
+    judge, cache = cell.judge, cell.options.get("cache")
+    if judge and judge.startswith("openai:") and cache and "cache=" not in judge:
+        judge += f",cache={cache}"
+    return judge
+
+
 def run_cell(campaign: Path, cell: Cell, attempts: int, backoff_s: float) -> dict[str, Any]:
     """Run (or resume) one cell until it is scored or its attempts are spent; returns its final state."""
     run_dir = campaign / "runs" / cell.name
@@ -72,7 +80,8 @@ def run_cell(campaign: Path, cell: Cell, attempts: int, backoff_s: float) -> dic
         error = _step(["run", "--config", str(config), "--out", str(run_dir)])
         if error is None and (cell.judge or not (run_dir / SCORES_JSONL).is_file()):
             # judge-scored cells (and free-form benchmarks the run could not score in-process)
-            error = _step(["score", "--run", str(run_dir), *(["--judge", cell.judge] if cell.judge else [])])
+            judge = _judge(cell)
+            error = _step(["score", "--run", str(run_dir), *(["--judge", judge] if judge else [])])
         if error is None:
             write_state(campaign, cell.name, status="done", error=None, pid=None)
             return read_state(campaign, cell.name)
