@@ -247,13 +247,26 @@ def test_judge_scored_cells_are_scored_in_the_sweep(tmp_path: Path) -> None:
     }
     path = tmp_path / "sweep.yaml"
     path.write_text(yaml.safe_dump(spec), encoding="utf-8")
-    _cli("sweep", "run", str(path), "--out", str(tmp_path / "c"))
+    out = _cli("sweep", "run", str(path), "--out", str(tmp_path / "c"), "--track", f"wandb:{tmp_path}")
+    assert "tracked: wandb (offline)" in out.stdout
     run = tmp_path / "c/runs/oracle__explore__default"
     oracle = json.loads((run / "scores.json").read_text())
     assert oracle["tasks"]["scene"]["metric"] == "s_uni" and oracle["explore"]["judge"]["name"] == "lexical"
     assert oracle["explore"]["partitions"]["full"]["s_obj"] >= 90
     assert (run / "scores.jsonl").is_file()
     assert "1 done" in _cli("sweep", "status", str(tmp_path / "c")).stdout
+    from test_track import wandb_records  # the tracker got the judged scores (EXPLORE's S_uni per task)
+
+    [log] = list((tmp_path / "wandb").glob("offline-run-*/run-*.wandb"))
+    history = {
+        i.key or ".".join(i.nested_key): json.loads(i.value_json)
+        for r in wandb_records(log)
+        if r.HasField("history")
+        for i in r.history.item
+    }
+    assert history["task.scene"] == pytest.approx(oracle["tasks"]["scene"]["s_uni"])
+    _cli("sweep", "run", str(path), "--out", str(tmp_path / "c"), "--track", f"wandb:{tmp_path}")
+    assert len(list((tmp_path / "wandb").glob("offline-run-*"))) == 1  # a done cell is sent once
 
 
 @pytest.mark.slow

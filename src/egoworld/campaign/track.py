@@ -45,7 +45,10 @@ def run_record(run_dir: Path) -> tuple[dict[str, str], dict[str, float], list[tu
     manifest = read_json_object(run_dir / RUN_MANIFEST)
     scores_path = run_dir / "scores.json"
     if not scores_path.is_file():
-        raise InputFileError(f"{run_dir}: no scores.json to track; score the run first (`egoworld score`)")
+        raise InputFileError(
+            f"{run_dir}: no scores.json to track (free-form answers need a judge): "
+            f"egoworld score --run {run_dir} --judge JUDGE --track SPEC"
+        )
     scored = read_json_object(scores_path)
     params: dict[str, Any] = {}
     _flat("", manifest.get("config") or {}, params)
