@@ -102,6 +102,7 @@ def test_sweep_kill9_resume_matches_uninterrupted(tmp_path: Path) -> None:
             time.sleep(0.05)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+        assert 0 < len(list((killed / "runs").glob("*/scores.jsonl"))) < 8  # killed mid-sweep
         status = subprocess.run(
             [sys.executable, "-c", CLI, "sweep", "status", str(killed)], capture_output=True, text=True
         )
