@@ -9,7 +9,7 @@ export MPLBACKEND := Agg
 # llama-cpp-python compiles from source (no wheel here): a portable build
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 # extras the test suite needs (grows as packages land); torch first, from the local CPU build
-TEST_EXTRAS ?= test,video,sim,explore,hf,serve,ray,export,mesh,view,browser-test,perception
+TEST_EXTRAS ?= test,video,sim,explore,hf,serve,ray,export,mesh,view,browser-test,perception,track
 TORCH ?= torch==2.13.0
 DEMO_OUT ?= demo-out
 

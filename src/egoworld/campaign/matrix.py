@@ -20,6 +20,10 @@ class Cell:
     name: str
     options: dict[str, Any]
     server: str
+    #: `egoworld score --judge` for free-form answers (EXPLORE), scored as part of the sweep
+    judge: str | None = None
+    #: `--track` for this cell (the sweep's own when None)
+    track: str | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ def load_sweep(path: Path, run_keys: set[str]) -> Sweep:
         budget = mo.pop("budget", None)
         options = {**base, **mo, **bo, **so}
         options = {str(k).replace("-", "_"): v for k, v in options.items()}
+        judge, track = options.pop("judge", None), options.pop("track", None)
         bad = set(options) - run_keys - {"out"}
         if bad:
             raise InputFileError(f"{path}: cell {m}/{b}/{s}: unknown run option(s) {sorted(bad)}")
@@ -79,7 +84,15 @@ def load_sweep(path: Path, run_keys: set[str]) -> Sweep:
         server = str(options.get("base_url") or options["model"])
         if budget is not None:
             budgets[server] = int(budget)
-        cells.append(Cell(name=f"{m}__{b}__{s}", options=options, server=server))
+        cells.append(
+            Cell(
+                name=f"{m}__{b}__{s}",
+                options=options,
+                server=server,
+                judge=None if judge is None else str(judge),
+                track=None if track is None else str(track),
+            )
+        )
     retry = data.get("retry") or {}
     return Sweep(
         cells=tuple(cells),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,9 @@ def read_state(campaign: Path, name: str) -> dict[str, Any]:
     if not path.is_file():
         return {"name": name, "status": "pending", "attempts": 0, "error": None}
     state = json.loads(path.read_text(encoding="utf-8"))
-    pid = state.get("pid")
-    if state.get("status") == "running" and pid and not _alive(int(pid)):
+    pid, host = state.get("pid"), state.get("host")
+    here = host in (None, socket.gethostname())  # a cell on another Ray node: its pid is not ours to probe
+    if state.get("status") == "running" and pid and here and not _alive(int(pid)):
         state["status"] = "interrupted"  # the sweep was killed; the next sweep resumes the run folder
     return state
 

@@ -81,6 +81,10 @@ def run(
         str | None,
         typer.Option(help="Cost in run.json: in=P,out=Q dollars per million tokens, e.g. in=2.5,out=10."),
     ] = None,
+    track: Annotated[
+        str | None,
+        typer.Option(help="Send config, scores and the score table to mlflow:URI | wandb[:DIR] (offline)."),
+    ] = None,
     base_url: Annotated[
         str | None, typer.Option(help="Server URL for openai:<model> (e.g. http://127.0.0.1:8000/v1).")
     ] = None,
@@ -144,6 +148,10 @@ def run(
     from egoworld.runner.run import run_benchmark
 
     try:
+        if track:
+            from egoworld.campaign.track import parse_track
+
+            parse_track(track)
         args = model_args_with_flags(
             model_arg,
             base_url=base_url,
@@ -189,4 +197,19 @@ def run(
         summary = run_benchmark(cfg)
     except (InputFileError, ValueError, RuntimeError) as exc:
         fail(exc)
-    finish_run(summary, out)
+    try:
+        finish_run(summary, out)
+    finally:
+        if track:
+            track_run(out, track)
+
+
+def track_run(out: Path, track: str) -> None:
+    """Send the finished run to its tracker; a run that cannot be sent says why (the run itself is kept)."""
+    from egoworld.campaign.track import log_run
+    from egoworld.core.files import InputFileError
+
+    try:
+        print(f"tracked: {log_run(out, track)}")
+    except (InputFileError, ValueError, RuntimeError) as exc:
+        fail(f"--track {track}: {exc}")

@@ -26,6 +26,10 @@ def score(
         str,
         typer.Option(help="egoworld (our extractor) | official (the official harness's per-sample rules)."),
     ] = "egoworld",
+    track: Annotated[
+        str | None,
+        typer.Option(help="Send config, scores and the score table to mlflow:URI | wandb[:DIR] (offline)."),
+    ] = None,
     old_run_dir: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Score a run offline: writes scores.jsonl (one row per question × order × epoch) and scores.json.
@@ -59,3 +63,7 @@ def score(
             format_reasons(top_reasons(failed), len(failed)), highlight=False, markup=False, soft_wrap=True
         )
     check_scored(summary, run_dir)
+    if track:  # only a run whose scores are judgements
+        from egoworld.commands.run import track_run
+
+        track_run(run_dir, track)

@@ -1,9 +1,9 @@
-"""`egoworld sweep CONFIG.yaml` and `egoworld sweep status CAMPAIGN`: a campaign of runs and where it stands."""
+"""`egoworld sweep run CONFIG.yaml` and `egoworld sweep status CAMPAIGN`: a campaign of runs and where it stands."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -14,29 +14,47 @@ def sweep(
     config: Annotated[Path, typer.Argument(help="Sweep file: models × benchmarks × settings (YAML).")],
     out: Annotated[Path, typer.Option("--out", help="Campaign folder; rerunning the sweep resumes it.")],
     budget: Annotated[int, typer.Option(help="Cells at once per server unless the model sets 'budget'.")] = 2,
+    executor: Annotated[
+        str, typer.Option(help="local (cells as processes here) | ray (each cell a Ray task).")
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="Ray address ('auto' = the running cluster); default: start Ray here.")
+    ] = None,
+    track: Annotated[
+        str | None,
+        typer.Option(
+            help="Send each done cell to mlflow:URI | wandb[:DIR] (offline); a cell may set its own."
+        ),
+    ] = None,
 ) -> None:
     """Run every cell of a sweep file (each a run folder under OUT/runs), retrying failed cells."""
     from egoworld.campaign.matrix import load_sweep
+    from egoworld.campaign.sweep import run_sweep
+    from egoworld.campaign.track import parse_track
     from egoworld.commands.run import run
+    from egoworld.core.files import InputFileError
     from egoworld.runner.config_file import schema
 
-    plan = load_sweep(config, set(schema(run)))
-    states = run_sweep_report(plan, out, budget)
+    try:
+        plan = load_sweep(config, set(schema(run)))
+        for spec in {track, *(c.track for c in plan.cells)} - {None}:
+            parse_track(str(spec))
+        states = run_sweep(plan, out, default_budget=budget, executor=executor, address=address, track=track)
+    except (InputFileError, ValueError, RuntimeError) as exc:
+        fail(exc)
+    _print_states(states)
     failed = [s for s in states if s["status"] != "done"]
     if failed:
         fail(f"{len(failed)} of {len(states)} cells failed; `egoworld sweep status {out}` lists why")
 
 
-def run_sweep_report(plan, out: Path, budget: int) -> list[dict]:  # type: ignore[no-untyped-def]
-    from egoworld.campaign.sweep import run_sweep
-
-    states = run_sweep(plan, out, default_budget=budget)
+def _print_states(states: list[dict[str, Any]]) -> None:
     for s in states:
         print(
-            f"{s['status']:>8}  {s['name']}  attempts={s['attempts']}"
+            f"{s['status']:>11}  {s['name']}  attempts={s['attempts']}"
+            + (f"  tracked: {s['tracked_to']}" if s.get("tracked_to") else "")
             + (f"  {s['error']}" if s["error"] else "")
         )
-    return states
 
 
 def sweep_status(
@@ -50,10 +68,6 @@ def sweep_status(
     states = all_states(campaign)
     if not states:
         fail(f"{campaign}: no cells there (is it a campaign folder written by `egoworld sweep`?)")
-    for s in states:
-        print(
-            f"{s['status']:>11}  {s['name']}  attempts={s['attempts']}"
-            + (f"  {s['error']}" if s["error"] else "")
-        )
+    _print_states(states)
     counts = Counter(s["status"] for s in states)
     print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())))

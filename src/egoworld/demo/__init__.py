@@ -23,13 +23,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from egoworld.benchmarks.vsi_wild.importer import import_vsi_wild_qa
 from egoworld.core.files import InputFileError
 from egoworld.core.run_config import RunConfig
-from egoworld.render.tables import summary_line
-from egoworld.report.build import build_report
-from egoworld.runner.run import run_benchmark
-from egoworld.scoring.score import score_run
+
+# the heavier parts (the report's plots load matplotlib) are imported where used: every `egoworld` command
+# loads this package through the demo commands' entry points
 
 DEMO_MODELS = ("random", "prior", "oracle")
 QA_FILE = Path("vsi-super-wild") / "vsi_super_wild_qa.jsonl"
@@ -68,6 +66,11 @@ def vsi_official(out: Path, data: Path, per_task: int, say: Callable[[str], None
         raise InputFileError(
             f"{qa}: not found — pass --data with the folder that holds vsi-super-wild/ (or set EGOWORLD_DATA)"
         )
+    from egoworld.benchmarks.vsi_wild.importer import import_vsi_wild_qa
+    from egoworld.render.tables import summary_line
+    from egoworld.runner.run import run_benchmark
+    from egoworld.scoring.score import score_run
+
     bench_dir = out / "bench" / "vsi_wild_official"
     bench = import_vsi_wild_qa(qa, bench_dir)
     say(f"{len(bench.samples)} questions → {bench_dir}")
@@ -108,6 +111,7 @@ def vsi_synthetic(out: Path, say: Callable[[str], None]) -> list[Path]:
 def explore(out: Path, say: Callable[[str], None], *, episodes: int = 24) -> list[Path]:
     import egoworld.benchmarks.explore.baselines  # noqa: F401  (registers the copy-initial backend)
     from egoworld.benchmarks.explore.from_world import build_from_world
+    from egoworld.runner.run import run_benchmark
     from egoworld.sim.actions import ActionConfig
     from egoworld.sim.worldset import synth_world_set
 
@@ -172,6 +176,8 @@ def run_demo(
         runs += step()
         timings.append((name, time.perf_counter() - started))
     console.rule("report")
+    from egoworld.report.build import build_report
+
     started = time.perf_counter()
     index = build_report(runs, out / "report")
     timings.append(("report", time.perf_counter() - started))
