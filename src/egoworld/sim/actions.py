@@ -13,6 +13,8 @@ and a rendered initial image.
   size, state) and ``key_state`` for the abnormal cases;
 * ``initial.png`` (``media.images["initial"]``) and ``sim.json`` (a `KitchenSim`, so
   `egoworld.sim.kitchen.load_kitchen_world` re-renders the scene at any time);
+* objects that start outside the kitchen (``initial_position`` None) or leave it (a movement of kind
+  ``left``: carried out, eaten, thrown away) are in the episode's objects but in no graph while away;
 * ``meta``: ``abnormal`` (``None``, ``stack_fell``, ``tap_running``, ``door_open`` or ``stove_on``),
   ``n_actions``, ``partition`` (short 11–99, medium 100–199, long ≥ 200), ``seed``, ``config``.
 """
@@ -46,6 +48,8 @@ from egoworld.world.poses import PoseTrack
 
 GENERATOR = "egoworld.sim.actions"
 ABNORMAL = ("stack_fell", "tap_running", "door_open", "stove_on")
+AWAY_SHARE = 0.3
+"""share of the objects that start outside the kitchen"""
 PARTITIONS = {"short": (11, 99), "medium": (100, 199), "long": (200, 700)}
 
 
@@ -152,7 +156,7 @@ def _scene_things(spec: KitchenSpec, rng: Random, n_objects: int, abnormal: str 
         Thing("tap", "tap", fixture=True, colour="silver", material="metal", state={"water": "off"})
     )
     fixtures.append(Thing("floor", "floor", fixture=True))
-    cats = ["knife", "cutting board", "sponge", "towel", "kettle", "tomato", "mug", "plate", "bowl"]
+    cats = ["knife", "cutting board", "sponge", "towel", "kettle", "tomato", "mug", "plate", "bowl", "egg box"]
     cats.append(rng.choice(["apple", "onion", "potato", "carrot", "lemon", "banana", "orange"]))
     if abnormal == "stack_fell":
         cats += ["plate", "plate", "plate"]
@@ -183,6 +187,8 @@ def _scene_things(spec: KitchenSpec, rng: Random, n_objects: int, abnormal: str 
                 state["fill"] = rng.choice(["empty", "full of water"])
             else:
                 state["fill"] = "empty"
+        if c == "egg box":
+            state["fill"] = "full of eggs"
         if c == "towel":
             state["folded"] = rng.choice(["folded", "unfolded"])
         if c in ("kettle",):
@@ -214,6 +220,9 @@ def _initial_placement(sim: ActionSimulator, placer: GeoPlacer, rng: Random, kee
         "drawer": 4.0,
     }
     for t in sim.s.objects():
+        if t.id not in keep_open and rng.random() < AWAY_SHARE:
+            t.rel, t.target, t.pos = "away", None, None  # brought into the kitchen during the actions
+            continue
         options = list(KINDS[t.category].storage)
         if t.id in keep_open:
             options = [o for o in options if o in ("counter", "table", "shelf")]
@@ -369,6 +378,7 @@ def new_scene(
     for p in stack:
         sim.frozen |= {("pick", p), ("target", p)}
     _initial_placement(sim, placer, rng, set(stack))
+    state.shown = {t.id for t in state.present() if state.container_chain_open(t)}
     return Scene(state, sim, placer, sim_objects, stack)
 
 
@@ -508,7 +518,7 @@ def _timeline(
             picked[step.picked] = (a, step.start)
         if step.placed is not None:
             t0, start = picked.pop(step.placed)
-            add(step.placed, t0, b, start, step.end, "carried")
+            add(step.placed, t0, b, start, step.end, "carried" if step.end and step.end[0] is not None else "left")
         for obj, start, end in step.fell:
             add(obj, b, round(b + 0.5, 4), start, end, "fell")
         if step.verb == "open" and step.fixture is not None:
