@@ -15,6 +15,9 @@ and a rendered initial image.
   `egoworld.sim.kitchen.load_kitchen_world` re-renders the scene at any time);
 * objects that start outside the kitchen (``initial_position`` None) or leave it (a movement of kind
   ``left``: carried out, eaten, thrown away) are in the episode's objects but in no graph while away;
+* graphs after the start mark the things no action has named ``attributes["touched"] == "no"``: EXPLORE's
+  end-frame annotations describe what the actions involved, so `egoworld.benchmarks.explore.from_world`
+  leaves those out of the final and middle scenes (the initial scene keeps everything the image shows);
 * ``meta``: ``abnormal`` (``None``, ``stack_fell``, ``tap_running``, ``door_open`` or ``stove_on``),
   ``n_actions``, ``partition`` (short 11–99, medium 100–199, long ≥ 200), ``seed``, ``config``.
 """
@@ -48,8 +51,10 @@ from egoworld.world.poses import PoseTrack
 
 GENERATOR = "egoworld.sim.actions"
 ABNORMAL = ("stack_fell", "tap_running", "door_open", "stove_on")
-AWAY_SHARE = 0.3
-"""share of the objects that start outside the kitchen"""
+ACTIONS_PER_ARRIVAL = 25
+"""one more object is brought in per this many actions (long sequences keep meeting new things)"""
+AWAY_SHARE = 0.4
+"""share of the categories whose objects start outside the kitchen"""
 PARTITIONS = {"short": (11, 99), "medium": (100, 199), "long": (200, 700)}
 
 
@@ -207,7 +212,9 @@ def _scene_things(spec: KitchenSpec, rng: Random, n_objects: int, abnormal: str 
     return fixtures + things
 
 
-def _initial_placement(sim: ActionSimulator, placer: GeoPlacer, rng: Random, keep_open: set[str]) -> None:
+def _initial_placement(
+    sim: ActionSimulator, placer: GeoPlacer, rng: Random, keep_open: set[str], away_extra: int = 0
+) -> None:
     # about half the objects start stored away (fridge, cupboards, drawers) and come out during the actions,
     # as in real kitchen recordings, so the final scene shows things the initial image does not
     weights = {
@@ -219,8 +226,10 @@ def _initial_placement(sim: ActionSimulator, placer: GeoPlacer, rng: Random, kee
         "cupboard": 4.0,
         "drawer": 4.0,
     }
+    away = {c for c in sorted({t.category for t in sim.s.objects()}) if rng.random() < AWAY_SHARE}
+    late = {t.id for t in sim.s.objects()[len(sim.s.objects()) - away_extra :]} if away_extra else set()
     for t in sim.s.objects():
-        if t.id not in keep_open and rng.random() < AWAY_SHARE:
+        if t.id not in keep_open and (t.category in away or t.id in late):
             t.rel, t.target, t.pos = "away", None, None  # brought into the kitchen during the actions
             continue
         options = list(KINDS[t.category].storage)
@@ -345,10 +354,17 @@ class Scene:
 
 
 def new_scene(
-    spec: KitchenSpec, seed: int, episode_id: str, rng: Random, n_objects: int, abnormal: str | None
+    spec: KitchenSpec,
+    seed: int,
+    episode_id: str,
+    rng: Random,
+    n_objects: int,
+    abnormal: str | None,
+    away_extra: int = 0,
 ) -> Scene:
-    """Objects with attributes and states, placed in the kitchen (see `synth_action_scene`)."""
-    things = _scene_things(spec, rng, n_objects, abnormal)
+    """Objects with attributes and states, placed in the kitchen (see `synth_action_scene`); ``away_extra``
+    more objects start outside the kitchen (brought in during long sequences)."""
+    things = _scene_things(spec, rng, n_objects + away_extra, abnormal)
     state = SceneState(things)
     sim_objects: list[SimObject] = []
     for j, t in enumerate(state.objects()):
@@ -377,8 +393,9 @@ def new_scene(
     stack = [t.id for t in state.objects() if t.category == "plate"][:4] if abnormal == "stack_fell" else []
     for p in stack:
         sim.frozen |= {("pick", p), ("target", p)}
-    _initial_placement(sim, placer, rng, set(stack))
+    _initial_placement(sim, placer, rng, set(stack), away_extra)
     state.shown = {t.id for t in state.present() if state.container_chain_open(t)}
+    state.touched = set()
     return Scene(state, sim, placer, sim_objects, stack)
 
 
@@ -401,7 +418,7 @@ def synth_action_scene(folder: str | Path, episode_id: str, seed: int, cfg: Acti
         n = rng.randint(lo, hi)
     if not 11 <= n <= 700:
         raise ValueError(f"an action scene has 11 to 700 actions, got {n}")
-    scene = new_scene(spec, seed, episode_id, rng, rng.randint(*cfg.objects), abnormal)
+    scene = new_scene(spec, seed, episode_id, rng, rng.randint(*cfg.objects), abnormal, n // ACTIONS_PER_ARRIVAL)
     state, sim, placer, sim_objects = scene.state, scene.sim, scene.placer, scene.objects
     initial_graph = state.scene_graph("initial", 0.0, "initial.png")
     initial = {t.id: (t.pos, placer.fixture_of(t.id)) for t in state.objects()}

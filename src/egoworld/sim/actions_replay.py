@@ -118,11 +118,13 @@ class Replay:
             if o["category"] not in FIXTURES:
                 head, states = _split_description(o["description"], o["category"])
                 t = self._new(o["category"], head, states)
-                pending.append((t, list(o.get("relations") or [])))
+                rels = o.get("relation", o.get("relations")) or []
+                pending.append((t, [rels] if isinstance(rels, str) else list(rels)))
         for t, rels in pending:  # locations once every object is known (stacks name other objects)
             rel, target = self._location(rels[0] if rels else "on the counter")
             t.rel, t.target = rel, target
         self.state.shown = {t.id for t in self.state.objects()}
+        self.state.touched = set()
 
     # ---- names --------------------------------------------------------------------------------------
     def _new(self, category: str, head: str, states: str) -> Thing:
@@ -266,15 +268,17 @@ def replay(initial: Iterable[Any], actions: Iterable[str]) -> Replay:
     return r
 
 
-def visible_objects(graph: SceneGraph) -> list[dict[str, Any]]:
-    """What a graph's image shows, as annotation dicts (category, description, relations, key_state)."""
+def visible_objects(graph: SceneGraph, *, touched_only: bool = False) -> list[dict[str, Any]]:
+    """What a graph's image shows, as EXPLORE annotation dicts (category, description, relation, key_state);
+    ``touched_only``: only the things an action named (an end-frame annotation)."""
     return [
         {
             "category": o.category,
             "description": o.description,
-            "relations": list(o.relations),
+            "relation": list(o.relations),
             "key_state": o.key_state or None,
         }
         for o in graph.objects
         if (o.attributes or {}).get("visible") != "no"
+        and not (touched_only and (o.attributes or {}).get("touched") == "no")
     ]

@@ -78,9 +78,12 @@ class ActionSimulator:
         self.stack_limit = MAX_STACK
         self.weights = {"bring_in": 1.5, "carry_out": 0.35, "throw_away": 0.6}
 
-    def ref(self, tid: str) -> str:
-        """How the action text names a thing: its short name once shown, its full look the first time."""
+    def ref(self, tid: str, *, acted_on: bool = False) -> str:
+        """How the action text names a thing: its short name once shown, its full look the first time.
+        An object named is touched; a fixture only when ``acted_on`` (not when it is a place to put things)."""
         t = self.s[tid]
+        if self.s.touched is not None and (acted_on or not t.fixture):
+            self.s.touched.add(tid)
         if t.fixture or self.s.shown is None or tid in self.s.shown:
             return self.s.name(tid)
         self.s.shown.add(tid)
@@ -326,17 +329,19 @@ class ActionSimulator:
         return Step(text, "put", placed=oid, end=(pos, self.placer.fixture_of(oid)))
 
     def open(self, fid: str) -> Step:
+        self.ref(fid, acted_on=True)
         self.s[fid].state["door"] = "open"
         if self.s[fid].state.get("power") == "on":  # opening the microwave stops it
             self.s[fid].state["power"] = "off"
         return Step(f"C opens the {fid}", "open", fixture=fid)
 
     def close(self, fid: str) -> Step:
+        self.ref(fid, acted_on=True)
         self.s[fid].state["door"] = "closed"
         return Step(f"C closes the {fid}", "close", fixture=fid)
 
     def turn_on(self, tid: str) -> Step:
-        t, name = self.s[tid], self.ref(tid)
+        t, name = self.s[tid], self.ref(tid, acted_on=True)
         if tid == "tap":
             t.state["water"] = "running"
         else:
@@ -348,7 +353,7 @@ class ActionSimulator:
         )
 
     def turn_off(self, tid: str) -> Step:
-        t, name = self.s[tid], self.ref(tid)
+        t, name = self.s[tid], self.ref(tid, acted_on=True)
         if tid == "tap":
             t.state["water"] = "off"
         else:
@@ -401,7 +406,7 @@ class ActionSimulator:
         return Step(f"C {verb}", "wash")
 
     def wipe(self, fid: str, wid: str) -> Step:
-        a, b = self.ref(fid), self.ref(wid)
+        a, b = self.ref(fid, acted_on=True), self.ref(wid)
         self.s[fid].state["clean"] = "clean"
         self.s[wid].state["clean"] = "dirty"
         return Step(f"C wipes {a} with {b}", "wipe")

@@ -60,6 +60,8 @@ class SceneState:
         self.step = 0
         self.shown: set[str] | None = None
         """objects the image or the action text has shown (None: all); names count only these"""
+        self.touched: set[str] | None = None
+        """things an action has named (None: not tracked); graphs mark the others ``touched: no``"""
 
     def __getitem__(self, tid: str) -> Thing:
         return self.things[tid]
@@ -176,6 +178,8 @@ class SceneState:
                 attrs["state"] = ", ".join(v for _, v in sorted(t.state.items()) if v)
             if not t.fixture and not self.container_chain_open(t):
                 attrs["visible"] = "no"  # inside a closed container: ground truth, but not in the picture
+            if self.touched is not None and t.id not in self.touched:
+                attrs["touched"] = "no"  # no action named it: an end-frame annotation leaves it out
             objs.append(
                 SceneObject(
                     id=t.id,
