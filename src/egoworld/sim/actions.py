@@ -15,9 +15,10 @@ and a rendered initial image.
   `egoworld.sim.kitchen.load_kitchen_world` re-renders the scene at any time);
 * objects that start outside the kitchen (``initial_position`` None) or leave it (a movement of kind
   ``left``: carried out, eaten, thrown away) are in the episode's objects but in no graph while away;
-* graphs after the start mark the things no action has named ``attributes["touched"] == "no"``: EXPLORE's
-  end-frame annotations describe what the actions involved, so `egoworld.benchmarks.explore.from_world`
-  leaves those out of the final and middle scenes (the initial scene keeps everything the image shows);
+* graphs mark ``attributes["touched"] == "no"`` what no action named or what looks and lies as at the start
+  (`SceneState.track_changes`): end-frame annotations describe what the actions changed, so
+  `egoworld.benchmarks.explore.from_world` leaves those out of the final and middle scenes (the initial scene
+  keeps everything the image shows);
 * ``meta``: ``abnormal`` (``None``, ``stack_fell``, ``tap_running``, ``door_open`` or ``stove_on``),
   ``n_actions``, ``partition`` (short 11–99, medium 100–199, long ≥ 200), ``seed``, ``config``.
 """
@@ -213,7 +214,12 @@ def _scene_things(spec: KitchenSpec, rng: Random, n_objects: int, abnormal: str 
 
 
 def _initial_placement(
-    sim: ActionSimulator, placer: GeoPlacer, rng: Random, keep_open: set[str], away_extra: int = 0
+    sim: ActionSimulator,
+    placer: GeoPlacer,
+    rng: Random,
+    keep_open: set[str],
+    away_extra: int = 0,
+    away_share: float = AWAY_SHARE,
 ) -> None:
     # about half the objects start stored away (fridge, cupboards, drawers) and come out during the actions,
     # as in real kitchen recordings, so the final scene shows things the initial image does not
@@ -226,7 +232,7 @@ def _initial_placement(
         "cupboard": 4.0,
         "drawer": 4.0,
     }
-    away = {c for c in sorted({t.category for t in sim.s.objects()}) if rng.random() < AWAY_SHARE}
+    away = {c for c in sorted({t.category for t in sim.s.objects()}) if rng.random() < away_share}
     late = {t.id for t in sim.s.objects()[len(sim.s.objects()) - away_extra :]} if away_extra else set()
     for t in sim.s.objects():
         if t.id not in keep_open and (t.category in away or t.id in late):
@@ -361,6 +367,7 @@ def new_scene(
     n_objects: int,
     abnormal: str | None,
     away_extra: int = 0,
+    away_share: float = AWAY_SHARE,
 ) -> Scene:
     """Objects with attributes and states, placed in the kitchen (see `synth_action_scene`); ``away_extra``
     more objects start outside the kitchen (brought in during long sequences)."""
@@ -393,9 +400,9 @@ def new_scene(
     stack = [t.id for t in state.objects() if t.category == "plate"][:4] if abnormal == "stack_fell" else []
     for p in stack:
         sim.frozen |= {("pick", p), ("target", p)}
-    _initial_placement(sim, placer, rng, set(stack), away_extra)
+    _initial_placement(sim, placer, rng, set(stack), away_extra, away_share)
     state.shown = {t.id for t in state.present() if state.container_chain_open(t)}
-    state.touched = set()
+    state.track_changes()
     return Scene(state, sim, placer, sim_objects, stack)
 
 

@@ -124,7 +124,7 @@ class Replay:
             rel, target = self._location(rels[0] if rels else "on the counter")
             t.rel, t.target = rel, target
         self.state.shown = {t.id for t in self.state.objects()}
-        self.state.touched = set()
+        self.state.track_changes()
 
     # ---- names --------------------------------------------------------------------------------------
     def _new(self, category: str, head: str, states: str) -> Thing:

@@ -76,7 +76,7 @@ class ActionSimulator:
         self.frozen: set[tuple[str, str]] = set()
         """(verb, thing) pairs that must not happen any more (abnormal endings)"""
         self.stack_limit = MAX_STACK
-        self.weights = {"bring_in": 1.5, "carry_out": 0.35, "throw_away": 0.6}
+        self.weights = {"bring_in": 2.2, "carry_out": 0.35, "throw_away": 0.6}
 
     def ref(self, tid: str, *, acted_on: bool = False) -> str:
         """How the action text names a thing: its short name once shown, its full look the first time.

@@ -61,7 +61,25 @@ class SceneState:
         self.shown: set[str] | None = None
         """objects the image or the action text has shown (None: all); names count only these"""
         self.touched: set[str] | None = None
-        """things an action has named (None: not tracked); graphs mark the others ``touched: no``"""
+        """things an action has named (None: not tracked); see `track_changes`"""
+        self.baseline: dict[str, tuple[str, str]] = {}
+
+    def track_changes(self) -> None:
+        """From now on graphs mark ``touched: no`` what no action named or what still looks and lies as now
+        (description and first relation): an end-frame annotation describes what the actions changed."""
+        self.touched = set()
+        self.baseline = {
+            t.id: (self.description(t.id), (self.relations(t.id) or ("",))[0])
+            for t in self.things.values()
+            if t.category != "floor" and t.rel not in ABSENT
+        }
+
+    def changed(self, tid: str) -> bool:
+        """Whether an action named ``tid`` and it differs from when tracking began (new things differ)."""
+        if self.touched is None:
+            return True
+        now = (self.description(tid), (self.relations(tid) or ("",))[0])
+        return tid in self.touched and self.baseline.get(tid) != now
 
     def __getitem__(self, tid: str) -> Thing:
         return self.things[tid]
@@ -178,8 +196,8 @@ class SceneState:
                 attrs["state"] = ", ".join(v for _, v in sorted(t.state.items()) if v)
             if not t.fixture and not self.container_chain_open(t):
                 attrs["visible"] = "no"  # inside a closed container: ground truth, but not in the picture
-            if self.touched is not None and t.id not in self.touched:
-                attrs["touched"] = "no"  # no action named it: an end-frame annotation leaves it out
+            if not self.changed(t.id):
+                attrs["touched"] = "no"  # unchanged by the actions: an end-frame annotation leaves it out
             objs.append(
                 SceneObject(
                     id=t.id,
