@@ -180,7 +180,9 @@ def test_long_random_sequences_stay_consistent(tmp_path: Path, n: int, seed: int
         if rel == "held by C":
             assert track.movements and track.movements[-1].end_s <= ep.duration_s
     for m in (m for t in ep.objects for m in t.movements):
-        assert m.start_s < m.end_s and (m.end_position is not None or m.meta["kind"] in ("held at the end", "left"))
+        assert m.start_s < m.end_s and (
+            m.end_position is not None or m.meta["kind"] in ("held at the end", "left")
+        )
     assert ep.scene_graphs[1].label.startswith("after_") if n > 50 else True
     img = np.asarray(Image.open(folder / ep.media.images["initial"]))
     assert img.shape == (120, 160, 3) and img.std() > 10

@@ -21,7 +21,9 @@ def _key(o: dict) -> tuple:  # type: ignore[type-arg]
 
 def _scene(tmp: Path, seed: int, n: int, abnormal: str):  # type: ignore[no-untyped-def]
     ep = load_episode(
-        synth_action_scene(tmp / f"s{seed}", f"s{seed}", seed, ActionConfig(n_actions=n, abnormal=abnormal, image_width=96))
+        synth_action_scene(
+            tmp / f"s{seed}", f"s{seed}", seed, ActionConfig(n_actions=n, abnormal=abnormal, image_width=96)
+        )
     )
     graphs = {g.label: g for g in ep.scene_graphs}
     return ep, graphs["initial"], graphs["final"]
@@ -57,7 +59,8 @@ def test_first_mentions_are_named_in_full_and_bad_actions_fail_by_name(tmp_path:
         if a.verb == "carry out":
             first.setdefault(a.text.removeprefix("C carries ").removesuffix(" out of the kitchen"), "out")
     assert brought and all(
-        t.split()[3] in ("small", "medium", "large") or t.removeprefix("C brings ").removesuffix(" into the kitchen") in first
+        t.split()[3] in ("small", "medium", "large")
+        or t.removeprefix("C brings ").removesuffix(" into the kitchen") in first
         for t in brought
     )
     r = replay(visible_objects(initial), [])
@@ -94,7 +97,9 @@ def test_built_explore_set_separates_copy_initial_from_replay(tmp_path: Path) ->
     s_uni = {}
     for name in ("oracle", "copy-initial", "replay"):
         out = tmp_path / name
-        run_benchmark(RunConfig(bench=tmp_path / "bench", model=name, out=out, setting="image", progress=False))
+        run_benchmark(
+            RunConfig(bench=tmp_path / "bench", model=name, out=out, setting="image", progress=False)
+        )
         score_run(out, options={"judge": "lexical"})
         parts = read_json(out / "scores.json")["explore"]["partitions"]
         s_uni[name] = {p: parts[p]["s_uni"] for p in ("short", "medium", "long")}

@@ -162,7 +162,18 @@ def _scene_things(spec: KitchenSpec, rng: Random, n_objects: int, abnormal: str 
         Thing("tap", "tap", fixture=True, colour="silver", material="metal", state={"water": "off"})
     )
     fixtures.append(Thing("floor", "floor", fixture=True))
-    cats = ["knife", "cutting board", "sponge", "towel", "kettle", "tomato", "mug", "plate", "bowl", "egg box"]
+    cats = [
+        "knife",
+        "cutting board",
+        "sponge",
+        "towel",
+        "kettle",
+        "tomato",
+        "mug",
+        "plate",
+        "bowl",
+        "egg box",
+    ]
     cats.append(rng.choice(["apple", "onion", "potato", "carrot", "lemon", "banana", "orange"]))
     if abnormal == "stack_fell":
         cats += ["plate", "plate", "plate"]
@@ -425,7 +436,9 @@ def synth_action_scene(folder: str | Path, episode_id: str, seed: int, cfg: Acti
         n = rng.randint(lo, hi)
     if not 11 <= n <= 700:
         raise ValueError(f"an action scene has 11 to 700 actions, got {n}")
-    scene = new_scene(spec, seed, episode_id, rng, rng.randint(*cfg.objects), abnormal, n // ACTIONS_PER_ARRIVAL)
+    scene = new_scene(
+        spec, seed, episode_id, rng, rng.randint(*cfg.objects), abnormal, n // ACTIONS_PER_ARRIVAL
+    )
     state, sim, placer, sim_objects = scene.state, scene.sim, scene.placer, scene.objects
     initial_graph = state.scene_graph("initial", 0.0, "initial.png")
     initial = {t.id: (t.pos, placer.fixture_of(t.id)) for t in state.objects()}
@@ -542,7 +555,14 @@ def _timeline(
             picked[step.picked] = (a, step.start)
         if step.placed is not None:
             t0, start = picked.pop(step.placed)
-            add(step.placed, t0, b, start, step.end, "carried" if step.end and step.end[0] is not None else "left")
+            add(
+                step.placed,
+                t0,
+                b,
+                start,
+                step.end,
+                "carried" if step.end and step.end[0] is not None else "left",
+            )
         for obj, start, end in step.fell:
             add(obj, b, round(b + 0.5, 4), start, end, "fell")
         if step.verb == "open" and step.fixture is not None:

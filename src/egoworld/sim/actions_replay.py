@@ -192,7 +192,10 @@ class Replay:
             (r"^C closes the (\w+)$", lambda m: sim.close(m[1]) and None),
             (r"^C (?:turns|switches) on (the .+)$", lambda m: sim.turn_on(t(m[1])) and None),
             (r"^C (?:turns|switches) off (the .+)$", lambda m: sim.turn_off(t(m[1])) and None),
-            (r"^C (?:cuts|slices|chops) (the .+?) with (the .+)$", lambda m: sim.cut(t(m[1]), t(m[2])) and None),
+            (
+                r"^C (?:cuts|slices|chops) (the .+?) with (the .+)$",
+                lambda m: sim.cut(t(m[1]), t(m[2])) and None,
+            ),
             (r"^C pours .+? from (the .+?) into (the .+)$", lambda m: sim.pour(t(m[1]), t(m[2])) and None),
             (r"^C fills (the .+) with water$", lambda m: sim.fill(t(m[1])) and None),
             (r"^C (?:washes (the .+) in the sink|rinses (the .+) under the tap)$", self._wash),
@@ -209,7 +212,10 @@ class Replay:
         src = self.thing(m[3])
         oid = self.thing(m[1])
         o = self.state[oid]
-        o.rel, o.target = ("under" if m[2] == "from under" else "in" if src in OPENABLE or src == "sink" else "on"), src
+        o.rel, o.target = (
+            ("under" if m[2] == "from under" else "in" if src in OPENABLE or src == "sink" else "on"),
+            src,
+        )
         self.sim.pick(oid)
 
     def _put(self, m: re.Match[str]) -> None:

@@ -114,7 +114,9 @@ class ActionSimulator:
         return [
             (t.id,)
             for t in self._objs(
-                lambda t: t.rel not in ("held", *ABSENT) and self.s.accessible(t.id) and self._ok("pick", t.id)
+                lambda t: (
+                    t.rel not in ("held", *ABSENT) and self.s.accessible(t.id) and self._ok("pick", t.id)
+                )
             )
         ]
 
@@ -322,9 +324,7 @@ class ActionSimulator:
         elif rel == "under":
             text = f"C puts {self.ref(oid)} under {self.ref(target)}"
         else:
-            text = (
-                f"C {self.rng.choice(['puts', 'places', 'sets'])} {self.ref(oid)} on {self.ref(target)}"
-            )
+            text = f"C {self.rng.choice(['puts', 'places', 'sets'])} {self.ref(oid)} on {self.ref(target)}"
         o.rel, o.target, o.pos, o.since = rel, target, pos, self.s.step
         return Step(text, "put", placed=oid, end=(pos, self.placer.fixture_of(oid)))
 
