@@ -2,12 +2,18 @@
 OpenAI-compatible test server, and the wall time of scoring 200 instances with the lexical judge.
 
 Instances and predictions are generated here (seeded; sizes like the paper's: 6–14 annotated objects with
-1–2 relations, ~20-sentence predictions). Run: ``.venv/bin/python bench/explore_score.py``. The last line is
-one JSON object with every figure.
+1–2 relations, ~20-sentence predictions). Run: ``.venv/bin/python bench/explore_score.py [--scenes N]``. The
+last line is one JSON object with every figure.
+
+``baselines``: simulated action scenes (``--scenes`` per partition, seed 7), built into an EXPLORE set and run
+with ``oracle``, ``copy-initial`` and ``replay``; per partition their S_uni (lexical judge) and the ratios
+copy-initial / oracle and replay / oracle — a synthetic set has headroom when copy-initial stays ≤ 0.6 of the
+oracle and replay reaches ≥ 0.95 (the final scene follows from the inputs).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -158,7 +164,37 @@ def make_instances(seed: int = 0) -> tuple[list[Instance], dict[str, str]]:
     return instances, preds
 
 
+def baselines(folder: Path, per_partition: int) -> dict[str, object]:
+    """S_uni per partition of oracle, copy-initial and replay on simulated action scenes, and the ratios."""
+    from egoworld.benchmarks.explore.from_world import build_from_world
+    from egoworld.core.run_config import RunConfig
+    from egoworld.runner.run import run_benchmark
+    from egoworld.scoring.score import score_run
+    from egoworld.sim.actions import ActionConfig, synth_action_scene
+
+    parts = ("short", "medium", "long")
+    for part in parts:
+        for i in range(per_partition):
+            cfg = ActionConfig(partition=part, image_width=160)
+            synth_action_scene(folder / "worlds" / f"{part}_{i}", f"{part}_{i}", 7, cfg)
+    build_from_world([folder / "worlds"], folder / "bench", seed=0, tiny_size=per_partition)
+    s_uni: dict[str, dict[str, float]] = {}
+    for name in ("oracle", "copy-initial", "replay"):
+        out = folder / name
+        run_benchmark(RunConfig(bench=folder / "bench", model=name, out=out, setting="image", progress=False))
+        scored = score_run(out, options={"judge": "lexical"})["explore"]["partitions"]
+        s_uni[name] = {p: round(scored[p]["s_uni"], 2) for p in (*parts, "full")}
+    ratios = {
+        f"{name}_over_oracle": {p: round(s_uni[name][p] / s_uni["oracle"][p], 3) for p in s_uni["oracle"]}
+        for name in ("copy-initial", "replay")
+    }
+    return {"scenes_per_partition": per_partition, "judge": "lexical", "s_uni": s_uni, **ratios}
+
+
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--scenes", type=int, default=6, help="simulated action scenes per partition (0: skip)")
+    args = ap.parse_args()
     instances, preds = make_instances()
     sentences = list(dict.fromkeys(s for p in preds.values() for s in split_sentences(p)))
     t = time.perf_counter()
@@ -207,6 +243,9 @@ def main() -> None:
                 return time.perf_counter() - start
 
             judge_s = asyncio.run(go())
+        t = time.perf_counter()
+        base = baselines(tmp / "baselines", args.scenes) if args.scenes > 0 else None
+        baselines_s = time.perf_counter() - t
     figures = {
         "cores": CORES,
         "load_average_1m": round(os.getloadavg()[0], 2),
@@ -223,6 +262,8 @@ def main() -> None:
         "s_uni_full": round(summary["explore"]["partitions"]["full"]["s_uni"], 3),
         "judge_calls": len(items),
         "judge_calls_per_s": round(len(items) / judge_s, 1),
+        "baselines": base,
+        "baselines_s": round(baselines_s, 1),
     }
     print(
         f"spaCy {figures['spacy_sentences_per_s']} sentences/s · SBERT {figures['sbert_sentences_per_s']} sentences/s · "

@@ -20,7 +20,9 @@ LOCATION_PREFIXES = ("on the ", "in the ", "inside the closed ", "under the ", "
 
 def _scene(seed: int = 1, abnormal: str | None = None):  # type: ignore[no-untyped-def]
     spec = make_action_kitchen(seeded_rng(seed, "t", "layout"))
-    return new_scene(spec, seed, "t", Random(seed), 18, abnormal)
+    scene = new_scene(spec, seed, "t", Random(seed), 18, abnormal, away_share=0.0)
+    scene.state.shown = None  # short names throughout (first mentions in full are tested in test_sim_replay)
+    return scene
 
 
 def _first(state, category: str) -> str:  # type: ignore[no-untyped-def]
@@ -145,7 +147,7 @@ def test_long_random_sequences_stay_consistent(tmp_path: Path, n: int, seed: int
     assert {"initial", "final"} <= set(graphs) and graphs["initial"].image == "initial.png"
     final = graphs["final"]
     movable = [o for o in final.objects if o.id not in {*ROLES, "tap"}]
-    assert len(movable) >= 15
+    assert len(movable) >= 8
     held = 0
     for o in movable:
         assert o.relations and o.relations[0].startswith(LOCATION_PREFIXES), o
@@ -178,7 +180,9 @@ def test_long_random_sequences_stay_consistent(tmp_path: Path, n: int, seed: int
         if rel == "held by C":
             assert track.movements and track.movements[-1].end_s <= ep.duration_s
     for m in (m for t in ep.objects for m in t.movements):
-        assert m.start_s < m.end_s and (m.end_position is not None or m.meta["kind"] == "held at the end")
+        assert m.start_s < m.end_s and (
+            m.end_position is not None or m.meta["kind"] in ("held at the end", "left")
+        )
     assert ep.scene_graphs[1].label.startswith("after_") if n > 50 else True
     img = np.asarray(Image.open(folder / ep.media.images["initial"]))
     assert img.shape == (120, 160, 3) and img.std() > 10

@@ -253,11 +253,17 @@ def test_backends_come_from_the_entry_point_group() -> None:
     from egoworld.core.model import ModelContext
     from egoworld.models.spec import available_backends, create_model
 
-    names = {"random", "prior", "oracle", "openai", "hf", "copy-initial"}
+    names = {"random", "prior", "oracle", "openai", "hf", "copy-initial", "replay"}
     assert names <= set(registry.names(registry.BACKENDS)) and names <= set(available_backends())
     with pytest.raises(ValueError, match=r"unknown model backend 'nope' .*known: .*copy-initial.*oracle"):
         create_model("nope:x")
-    for name in ("random", "prior", "oracle", "copy-initial"):  # solvers answer from the benchmark being run
+    for name in (
+        "random",
+        "prior",
+        "oracle",
+        "copy-initial",
+        "replay",
+    ):  # solvers answer from the benchmark being run
         with pytest.raises(ValueError, match="needs the benchmark being run|split=DIR"):
             create_model(name, {}, ModelContext())
 

@@ -13,6 +13,12 @@ and a rendered initial image.
   size, state) and ``key_state`` for the abnormal cases;
 * ``initial.png`` (``media.images["initial"]``) and ``sim.json`` (a `KitchenSim`, so
   `egoworld.sim.kitchen.load_kitchen_world` re-renders the scene at any time);
+* objects that start outside the kitchen (``initial_position`` None) or leave it (a movement of kind
+  ``left``: carried out, eaten, thrown away) are in the episode's objects but in no graph while away;
+* graphs mark ``attributes["touched"] == "no"`` what no action named or what looks and lies as at the start
+  (`SceneState.track_changes`): end-frame annotations describe what the actions changed, so
+  `egoworld.benchmarks.explore.from_world` leaves those out of the final and middle scenes (the initial scene
+  keeps everything the image shows);
 * ``meta``: ``abnormal`` (``None``, ``stack_fell``, ``tap_running``, ``door_open`` or ``stove_on``),
   ``n_actions``, ``partition`` (short 11–99, medium 100–199, long ≥ 200), ``seed``, ``config``.
 """
@@ -46,6 +52,10 @@ from egoworld.world.poses import PoseTrack
 
 GENERATOR = "egoworld.sim.actions"
 ABNORMAL = ("stack_fell", "tap_running", "door_open", "stove_on")
+ACTIONS_PER_ARRIVAL = 25
+"""one more object is brought in per this many actions (long sequences keep meeting new things)"""
+AWAY_SHARE = 0.4
+"""share of the categories whose objects start outside the kitchen"""
 PARTITIONS = {"short": (11, 99), "medium": (100, 199), "long": (200, 700)}
 
 
@@ -152,7 +162,18 @@ def _scene_things(spec: KitchenSpec, rng: Random, n_objects: int, abnormal: str 
         Thing("tap", "tap", fixture=True, colour="silver", material="metal", state={"water": "off"})
     )
     fixtures.append(Thing("floor", "floor", fixture=True))
-    cats = ["knife", "cutting board", "sponge", "towel", "kettle", "tomato", "mug", "plate", "bowl"]
+    cats = [
+        "knife",
+        "cutting board",
+        "sponge",
+        "towel",
+        "kettle",
+        "tomato",
+        "mug",
+        "plate",
+        "bowl",
+        "egg box",
+    ]
     cats.append(rng.choice(["apple", "onion", "potato", "carrot", "lemon", "banana", "orange"]))
     if abnormal == "stack_fell":
         cats += ["plate", "plate", "plate"]
@@ -183,6 +204,8 @@ def _scene_things(spec: KitchenSpec, rng: Random, n_objects: int, abnormal: str 
                 state["fill"] = rng.choice(["empty", "full of water"])
             else:
                 state["fill"] = "empty"
+        if c == "egg box":
+            state["fill"] = "full of eggs"
         if c == "towel":
             state["folded"] = rng.choice(["folded", "unfolded"])
         if c in ("kettle",):
@@ -201,7 +224,14 @@ def _scene_things(spec: KitchenSpec, rng: Random, n_objects: int, abnormal: str 
     return fixtures + things
 
 
-def _initial_placement(sim: ActionSimulator, placer: GeoPlacer, rng: Random, keep_open: set[str]) -> None:
+def _initial_placement(
+    sim: ActionSimulator,
+    placer: GeoPlacer,
+    rng: Random,
+    keep_open: set[str],
+    away_extra: int = 0,
+    away_share: float = AWAY_SHARE,
+) -> None:
     # about half the objects start stored away (fridge, cupboards, drawers) and come out during the actions,
     # as in real kitchen recordings, so the final scene shows things the initial image does not
     weights = {
@@ -213,7 +243,12 @@ def _initial_placement(sim: ActionSimulator, placer: GeoPlacer, rng: Random, kee
         "cupboard": 4.0,
         "drawer": 4.0,
     }
+    away = {c for c in sorted({t.category for t in sim.s.objects()}) if rng.random() < away_share}
+    late = {t.id for t in sim.s.objects()[len(sim.s.objects()) - away_extra :]} if away_extra else set()
     for t in sim.s.objects():
+        if t.id not in keep_open and (t.category in away or t.id in late):
+            t.rel, t.target, t.pos = "away", None, None  # brought into the kitchen during the actions
+            continue
         options = list(KINDS[t.category].storage)
         if t.id in keep_open:
             options = [o for o in options if o in ("counter", "table", "shelf")]
@@ -336,10 +371,18 @@ class Scene:
 
 
 def new_scene(
-    spec: KitchenSpec, seed: int, episode_id: str, rng: Random, n_objects: int, abnormal: str | None
+    spec: KitchenSpec,
+    seed: int,
+    episode_id: str,
+    rng: Random,
+    n_objects: int,
+    abnormal: str | None,
+    away_extra: int = 0,
+    away_share: float = AWAY_SHARE,
 ) -> Scene:
-    """Objects with attributes and states, placed in the kitchen (see `synth_action_scene`)."""
-    things = _scene_things(spec, rng, n_objects, abnormal)
+    """Objects with attributes and states, placed in the kitchen (see `synth_action_scene`); ``away_extra``
+    more objects start outside the kitchen (brought in during long sequences)."""
+    things = _scene_things(spec, rng, n_objects + away_extra, abnormal)
     state = SceneState(things)
     sim_objects: list[SimObject] = []
     for j, t in enumerate(state.objects()):
@@ -368,7 +411,9 @@ def new_scene(
     stack = [t.id for t in state.objects() if t.category == "plate"][:4] if abnormal == "stack_fell" else []
     for p in stack:
         sim.frozen |= {("pick", p), ("target", p)}
-    _initial_placement(sim, placer, rng, set(stack))
+    _initial_placement(sim, placer, rng, set(stack), away_extra, away_share)
+    state.shown = {t.id for t in state.present() if state.container_chain_open(t)}
+    state.track_changes()
     return Scene(state, sim, placer, sim_objects, stack)
 
 
@@ -391,7 +436,9 @@ def synth_action_scene(folder: str | Path, episode_id: str, seed: int, cfg: Acti
         n = rng.randint(lo, hi)
     if not 11 <= n <= 700:
         raise ValueError(f"an action scene has 11 to 700 actions, got {n}")
-    scene = new_scene(spec, seed, episode_id, rng, rng.randint(*cfg.objects), abnormal)
+    scene = new_scene(
+        spec, seed, episode_id, rng, rng.randint(*cfg.objects), abnormal, n // ACTIONS_PER_ARRIVAL
+    )
     state, sim, placer, sim_objects = scene.state, scene.sim, scene.placer, scene.objects
     initial_graph = state.scene_graph("initial", 0.0, "initial.png")
     initial = {t.id: (t.pos, placer.fixture_of(t.id)) for t in state.objects()}
@@ -508,7 +555,14 @@ def _timeline(
             picked[step.picked] = (a, step.start)
         if step.placed is not None:
             t0, start = picked.pop(step.placed)
-            add(step.placed, t0, b, start, step.end, "carried")
+            add(
+                step.placed,
+                t0,
+                b,
+                start,
+                step.end,
+                "carried" if step.end and step.end[0] is not None else "left",
+            )
         for obj, start, end in step.fell:
             add(obj, b, round(b + 0.5, 4), start, end, "fell")
         if step.verb == "open" and step.fixture is not None:

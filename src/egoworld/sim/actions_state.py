@@ -2,7 +2,8 @@
 
 Every thing (movable object or fixture) has attributes (colour, material, size), a state (clean/dirty,
 whole/sliced/chopped, empty/full of …, open/closed, on/off, wet, folded, broken) and — for objects — one
-location ``(relation, target)`` with relation ``on``, ``in``, ``under`` or ``held`` (by C). Relations in
+location ``(relation, target)`` with relation ``on``, ``in``, ``under``, ``held`` (by C), ``away`` (outside the
+kitchen: not yet brought in, or taken out) or ``gone`` (eaten or thrown away). Relations in
 the graph read like EXPLORE annotations: "on the counter", "in the sink", "inside the closed fridge",
 "under the table", "next to the red mug", "held by C".
 """
@@ -13,6 +14,8 @@ from dataclasses import dataclass, field
 
 from egoworld.world.episode import SceneGraph, SceneObject
 
+ABSENT = ("away", "gone")
+"""relations of objects that are not in the scene"""
 OPENABLE = ("fridge", "cupboard", "drawer", "microwave", "oven")
 SURFACES = ("counter", "table", "shelf", "stove")
 CONTAINERS = ("sink", "fridge", "cupboard", "drawer", "microwave", "oven")
@@ -55,6 +58,28 @@ class SceneState:
     def __init__(self, things: list[Thing]) -> None:
         self.things = {t.id: t for t in things}
         self.step = 0
+        self.shown: set[str] | None = None
+        """objects the image or the action text has shown (None: all); names count only these"""
+        self.touched: set[str] | None = None
+        """things an action has named (None: not tracked); see `track_changes`"""
+        self.baseline: dict[str, tuple[str, str]] = {}
+
+    def track_changes(self) -> None:
+        """From now on graphs mark ``touched: no`` what no action named or what still looks and lies as now
+        (description and first relation): an end-frame annotation describes what the actions changed."""
+        self.touched = set()
+        self.baseline = {
+            t.id: (self.description(t.id), (self.relations(t.id) or ("",))[0])
+            for t in self.things.values()
+            if t.category != "floor" and t.rel not in ABSENT
+        }
+
+    def changed(self, tid: str) -> bool:
+        """Whether an action named ``tid`` and it differs from when tracking began (new things differ)."""
+        if self.touched is None:
+            return True
+        now = (self.description(tid), (self.relations(tid) or ("",))[0])
+        return tid in self.touched and self.baseline.get(tid) != now
 
     def __getitem__(self, tid: str) -> Thing:
         return self.things[tid]
@@ -62,11 +87,15 @@ class SceneState:
     def objects(self) -> list[Thing]:
         return [t for t in self.things.values() if not t.fixture]
 
+    def present(self) -> list[Thing]:
+        """Objects in the kitchen (not away, not gone)."""
+        return [t for t in self.objects() if t.rel not in ABSENT]
+
     def held(self) -> list[str]:
         return [t.id for t in self.objects() if t.rel == "held"]
 
     def on_top_of(self, tid: str) -> str | None:
-        for t in self.objects():
+        for t in self.present():
             if t.rel == "on" and t.target == tid:
                 return t.id
         return None
@@ -91,7 +120,7 @@ class SceneState:
         t = self.things[tid]
         if t.rel == "held":
             return True
-        if "fallen" in t.state:
+        if "fallen" in t.state or t.rel in ABSENT:
             return False
         return self.on_top_of(tid) is None and self.container_chain_open(t)
 
@@ -100,7 +129,11 @@ class SceneState:
         t = self.things[tid]
         if t.fixture:
             return f"the {t.category}"
-        same = [o for o in self.objects() if o.category == t.category]
+        same = [
+            o
+            for o in self.objects()
+            if o.category == t.category and (self.shown is None or o.id in self.shown or o.id == tid)
+        ]
         return f"the {t.category}" if len(same) == 1 else f"the {t.colour} {t.category}"
 
     def stack_height(self, tid: str) -> int:
@@ -131,14 +164,19 @@ class SceneState:
         else:
             out = [f"{t.rel} {target}"]
         siblings = sorted(
-            (o for o in self.objects() if o.rel == t.rel and o.target == t.target and o.id != tid),
-            key=lambda o: (o.since, o.id),
+            (o for o in self.present() if o.rel == t.rel and o.target == t.target and o.id != tid),
+            key=self._order,
         )
-        before = [o for o in siblings if (o.since, o.id) < (t.since, t.id)]
+        before = [o for o in siblings if self._order(o) < self._order(t)]
         neighbour = before[-1] if before else (siblings[0] if siblings else None)
         if neighbour is not None:
             out.append(f"next to {self.name(neighbour.id)}")
         return tuple(out)
+
+    @staticmethod
+    def _order(o: Thing) -> tuple[int, str, str]:
+        """Sibling order: when put there, then what it is (a reader of the scene can tell; ids are hidden)."""
+        return (o.since, o.category, o.colour or "")
 
     def description(self, tid: str) -> str:
         t = self.things[tid]
@@ -151,13 +189,15 @@ class SceneState:
     def scene_graph(self, label: str, time_s: float, image: str | None = None) -> SceneGraph:
         objs = []
         for t in self.things.values():
-            if t.category == "floor":
+            if t.category == "floor" or t.rel in ABSENT:
                 continue
             attrs = {k: v for k, v in (("colour", t.colour), ("material", t.material), ("size", t.size)) if v}
             if t.state:
                 attrs["state"] = ", ".join(v for _, v in sorted(t.state.items()) if v)
             if not t.fixture and not self.container_chain_open(t):
                 attrs["visible"] = "no"  # inside a closed container: ground truth, but not in the picture
+            if not self.changed(t.id):
+                attrs["touched"] = "no"  # unchanged by the actions: an end-frame annotation leaves it out
             objs.append(
                 SceneObject(
                     id=t.id,

@@ -126,7 +126,8 @@ class KitchenWorld:
         if not loc.in_motion and loc.position is None:  # after a movement that never ended (held at the end)
             loc = location_at(obj, max(t - 1e-6, 0.0)) if obj.movements else loc
         if not loc.in_motion:
-            assert loc.position is not None
+            if loc.position is None:  # outside the kitchen (not brought in yet, or carried out)
+                return np.zeros(3), False, True
             p, hidden = self._rest(loc.position, loc.fixture, t)
             return p, False, hidden
         m = obj.movements[loc.movement]  # type: ignore[index]

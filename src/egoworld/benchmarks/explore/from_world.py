@@ -19,9 +19,10 @@ from egoworld.core.bench_folder import Benchmark
 from egoworld.core.files import InputFileError
 
 
-def _objects(graph: Any) -> tuple[SceneObject, ...]:
+def _objects(graph: Any, *, end_frame: bool = True) -> tuple[SceneObject, ...]:
     """The annotation of a scene: what its image shows, so objects a world marks as not visible (e.g. inside a
-    closed fridge: ``attributes["visible"] == "no"``) are left out, as EXPLORE annotates the end frame."""
+    closed fridge: ``attributes["visible"] == "no"``) are left out, as EXPLORE annotates the end frame; an
+    end frame (``end_frame``) also leaves out what no action touched (``attributes["touched"] == "no"``)."""
     return tuple(
         SceneObject(
             category=o.category,
@@ -31,6 +32,7 @@ def _objects(graph: Any) -> tuple[SceneObject, ...]:
         )
         for o in graph.objects
         if (getattr(o, "attributes", None) or {}).get("visible") != "no"
+        and not (end_frame and (getattr(o, "attributes", None) or {}).get("touched") == "no")
     )
 
 
@@ -66,7 +68,7 @@ def action_episode(ep: Any, folder: str | Path) -> ActionEpisode:
         actions=actions,
         final_scene=_objects(final) if final is not None else None,
         initial_image=image_path,
-        initial_scene=_objects(initial) if initial is not None else None,
+        initial_scene=_objects(initial, end_frame=False) if initial is not None else None,
         middle_scenes=sorted(middles, key=lambda m: m[0]),
         cluster=str(ep.meta.get("video_id") or ep.id),
     )
