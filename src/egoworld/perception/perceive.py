@@ -34,9 +34,8 @@ from egoworld.perception.track import Instance, TrackSettings, track
 from egoworld.perception.trajectory import Trajectory, frame_targets, sampled_frames
 
 Say = Callable[[str], None]
-KINDS = ("walk",)
+KINDS = ("walk", "kitchen")
 REFUSED_KINDS = {
-    "kitchen": "perceiving object positions and movements (Beyond3D's anchors) is not built yet",
     "scene": "scene annotation for EXPLORE belongs to a separate issue",
 }
 
@@ -55,6 +54,9 @@ class PerceiveSettings:
     view_size: int = 384
     seed: int = 0
     reid: str = "2d"  # 2d (image position and time) or 3d (also rays along the perceived trajectory)
+    movements: str | None = None  # kitchen: the annotated objects and movements (egoworld.perception.movements)
+    fixtures: str | None = None  # kitchen: fixture boxes (fixtures.jsonl spelling)
+    camera: str | None = None  # kitchen: the camera model (JSON); default a 90° pinhole
 
     def to_json(self) -> dict:
         return asdict(self) | {"vocabulary": list(self.vocabulary)}
@@ -74,6 +76,8 @@ class PerceiveSettings:
             raise ValueError(f"--scale {self.scale}: metres per trajectory unit must be a positive number")
         if self.reid not in ("2d", "3d"):
             raise ValueError(f"--reid {self.reid!r}: expected 2d or 3d")
+        if self.kind == "kitchen":
+            self.check_kitchen()
         if self.detector is None:
             raise ValueError(
                 "perceiving objects needs --detector (file:PATH, owlv2:DIR, grounding-dino:DIR or vlm:MODEL@URL)"
@@ -83,6 +87,15 @@ class PerceiveSettings:
             raise ValueError(
                 f"--detector {self.detector}: give --vocabulary 'mug,chair,…' (the names to find)"
             )
+
+    def check_kitchen(self) -> None:
+        if self.movements is None:
+            raise ValueError("--kind kitchen needs --movements FILE: the annotated object movements (an objects "
+                             "JSONL, or HD-EPIC's assoc_info.json); perception adds the trajectory and detections")  # fmt: skip
+        if self.trajectory in ("colmap", "odometry"):
+            raise ValueError(f"--kind kitchen --trajectory {self.trajectory}: the annotated positions are in the "
+                             "annotations' frame, an estimated trajectory is not; give --trajectory FILE in that "
+                             "frame (Aria MPS closed_loop_trajectory.csv, TUM or COLMAP text)")  # fmt: skip
 
     def stride_for(self, index: VideoIndex) -> int:
         """Frames between perceived frames: ``--stride``, or the video's rate over ``--fps`` (default 1)."""
@@ -302,4 +315,11 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
     return folder
 
 
-PERCEIVERS = {"walk": perceive_walk}
+def perceive_kitchen(video: Path, folder: Path, settings: PerceiveSettings, say: Say) -> Path:
+    """`egoworld.perception.perceive_kitchen.perceive_kitchen` (imported when used)."""
+    from egoworld.perception.perceive_kitchen import perceive_kitchen as run
+
+    return run(video, folder, settings, say)
+
+
+PERCEIVERS = {"walk": perceive_walk, "kitchen": perceive_kitchen}
