@@ -49,7 +49,9 @@ def read_fixtures(path: str | Path) -> list[Fixture]:
     """Fixture boxes (``fixtures.jsonl`` spelling) for occlusion and the fixture questions."""
     path = Path(path)
     if not path.is_file():
-        raise InputFileError(f"{path}: no such fixtures file; give --fixtures a fixtures JSONL (id, label, type, box)")
+        raise InputFileError(
+            f"{path}: no such fixtures file; give --fixtures a fixtures JSONL (id, label, type, box)"
+        )
     return FOLDER.read_rows(path, Fixture)[0]
 
 
@@ -61,7 +63,9 @@ def read_camera(path: str | Path) -> object:
 
     path = Path(path)
     if not path.is_file():
-        raise InputFileError(f"{path}: no such camera file; give --camera a JSON camera model (kind, width, height, fx, …)")
+        raise InputFileError(
+            f"{path}: no such camera file; give --camera a JSON camera model (kind, width, height, fx, …)"
+        )
     from pydantic import ValidationError
 
     from egoworld.core.files import explain_validation
@@ -69,7 +73,9 @@ def read_camera(path: str | Path) -> object:
     try:
         return TypeAdapter(CameraModel).validate_python(read_json(path))
     except ValidationError as exc:
-        raise InputFileError(f"{path}: {explain_validation(exc)}; write the camera as episode.json spells it") from None
+        raise InputFileError(
+            f"{path}: {explain_validation(exc)}; write the camera as episode.json spells it"
+        ) from None
 
 
 def write_annotations(episode: Episode, out: str | Path) -> Path:
@@ -79,8 +85,12 @@ def write_annotations(episode: Episode, out: str | Path) -> Path:
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    write_jsonl(out / "objects.jsonl", (o.model_dump(mode="json", exclude_defaults=True) for o in episode.objects))
-    write_jsonl(out / "fixtures.jsonl", (f.model_dump(mode="json", exclude_defaults=True) for f in episode.fixtures))
+    write_jsonl(
+        out / "objects.jsonl", (o.model_dump(mode="json", exclude_defaults=True) for o in episode.objects)
+    )
+    write_jsonl(
+        out / "fixtures.jsonl", (f.model_dump(mode="json", exclude_defaults=True) for f in episode.fixtures)
+    )
     if episode.camera is not None:
         text = json.dumps(episode.camera.model_dump(mode="json"), sort_keys=True, indent=2)
         (out / "camera.json").write_text(text + "\n")

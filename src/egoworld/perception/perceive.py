@@ -54,7 +54,9 @@ class PerceiveSettings:
     view_size: int = 384
     seed: int = 0
     reid: str = "2d"  # 2d (image position and time) or 3d (also rays along the perceived trajectory)
-    movements: str | None = None  # kitchen: the annotated objects and movements (egoworld.perception.movements)
+    movements: str | None = (
+        None  # kitchen: the annotated objects and movements (egoworld.perception.movements)
+    )
     fixtures: str | None = None  # kitchen: fixture boxes (fixtures.jsonl spelling)
     camera: str | None = None  # kitchen: the camera model (JSON); default a 90° pinhole
 

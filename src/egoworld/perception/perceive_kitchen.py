@@ -48,16 +48,22 @@ def tracked_detections(instances: list, times: list[float]) -> list[dict]:
     for inst in instances:
         for t, box, score in zip(inst.times, inst.boxes, inst.scores, strict=True):
             by_time.setdefault(round(t, 6), []).append(
-                {"label": inst.label, "bbox": [round(v, 2) for v in box], "score": round(score, 4), "track": inst.id}
+                {
+                    "label": inst.label,
+                    "bbox": [round(v, 2) for v in box],
+                    "score": round(score, 4),
+                    "track": inst.id,
+                }
             )
-    return [{"time_s": t, "detections": sorted(d, key=lambda x: x["track"])} for t, d in sorted(by_time.items())]
+    return [
+        {"time_s": t, "detections": sorted(d, key=lambda x: x["track"])} for t, d in sorted(by_time.items())
+    ]
 
 
 def perceive_kitchen(video: Path, folder: Path, settings: PerceiveSettings, say: Say) -> Path:
     """Perceive one kitchen video into ``folder`` (see the module docstring)."""
     from egoworld.perception.movements import read_fixtures, read_movements
     from egoworld.world.episode import Episode, EpisodeMedia
-
     from egoworld.world.folder import save_episode
 
     assert settings.detector is not None and settings.movements is not None
@@ -93,11 +99,17 @@ def perceive_kitchen(video: Path, folder: Path, settings: PerceiveSettings, say:
         "settings": settings.to_json(),
         "poses": traj.provenance.record() | traj.summary(),
         "detections": detector.provenance().record()
-        | {"vocabulary": words, "frames": len(frames), "tracker": tracker.provenance().record(),
-           "instances": len(instances)},  # fmt: skip
+        | {
+            "vocabulary": words,
+            "frames": len(frames),
+            "tracker": tracker.provenance().record(),
+            "instances": len(instances),
+        },  # fmt: skip
         "movements": Provenance("annotations", None, {"file": Path(settings.movements).name}).record()
         | {"objects": len(objects), "movements": moves},
-        "fixtures": {"file": Path(settings.fixtures).name, "count": len(fixtures)} if settings.fixtures else None,
+        "fixtures": {"file": Path(settings.fixtures).name, "count": len(fixtures)}
+        if settings.fixtures
+        else None,
         "camera": cam_record,
     }
     ep = Episode(
