@@ -125,3 +125,22 @@ def test_bad_movements_stop_with_the_file_and_the_fix(kitchen: dict, tmp_path: P
     assert res.exit_code == 2 and "--kind kitchen needs --movements" in res.output
     res = _perceive(kitchen, tmp_path / "o4", "--trajectory", "odometry")
     assert res.exit_code == 2 and "--trajectory FILE" in res.output
+
+
+def test_hd_epic_assoc_info_gives_the_video_s_movements(tmp_path: Path) -> None:
+    import json
+
+    from egoworld.core.files import InputFileError
+    from egoworld.perception.movements import read_movements
+
+    doc = {
+        "P01-20240202-110250": {
+            "a1": {"name": "mug", "tracks": [{"track_id": "t1", "time_segment": [3.0, 5.5]}]}
+        }
+    }
+    path = tmp_path / "assoc_info.json"
+    path.write_text(json.dumps(doc))
+    (obj,) = read_movements(path, "P01-20240202-110250")
+    assert obj.name == "mug" and [(m.start_s, m.end_s) for m in obj.movements] == [(3.0, 5.5)]
+    with pytest.raises(InputFileError, match="no video 'P02-x'"):
+        read_movements(path, "P02-x")

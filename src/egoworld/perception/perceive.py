@@ -7,6 +7,9 @@ linked or copied in), its four view videos (`egoworld.benchmarks.vsi_wild.views.
 (`egoworld.perception.track`), the tracked per-view detections (``detections_<view>.jsonl``) and
 ``place_visits.jsonl`` / ``places.jsonl`` from the trajectory (`egoworld.perception.places`).
 
+`perceive_kitchen` (`egoworld.perception.perceive_kitchen`) turns a kitchen video and its movement
+annotations into the folder `build beyond3d` reads.
+
 ``episode.json`` ``meta["perception"]`` holds one record per perceived field (backend, version, settings)
 and the `PerceiveSettings`; ``meta["perception"]["poses"]["metric"]`` says whether positions are metres
 (an Aria MPS import or ``--scale``): builders refuse questions that need metres when it is False.
@@ -85,7 +88,7 @@ class PerceiveSettings:
                 "perceiving objects needs --detector (file:PATH, owlv2:DIR, grounding-dino:DIR or vlm:MODEL@URL)"
             )
         spec = parse_detector(self.detector)
-        if spec.needs_pixels and not self.vocabulary:
+        if spec.needs_pixels and not self.vocabulary and self.kind != "kitchen":
             raise ValueError(
                 f"--detector {self.detector}: give --vocabulary 'mug,chair,…' (the names to find)"
             )
@@ -185,9 +188,9 @@ def view_frames(video: Path, stride: int, pixels: bool) -> list[Frame]:
     return [Frame(index.time_of(i), blank, i) for i in frame_targets(index, stride)]
 
 
-def tracked_rows(instances: list[Instance], times: list[float]) -> list[dict]:
+def tracked_rows(instances: list[Instance], times: list[float], id_field: str = "object") -> list[dict]:
     """The tracked detections file (Beyond3D's spelling, ``object`` = perceived instance id), one row per
-    perceived frame."""
+    perceived frame; a kitchen keeps the instance as ``track`` (Beyond3D matches its label to the object)."""
     by_time: dict[float, list[dict]] = {round(t, 6): [] for t in times}
     for inst in instances:
         for t, box, score in zip(inst.times, inst.boxes, inst.scores, strict=True):
@@ -196,11 +199,11 @@ def tracked_rows(instances: list[Instance], times: list[float]) -> list[dict]:
                     "label": inst.label,
                     "bbox": [round(v, 2) for v in box],
                     "score": round(score, 4),
-                    "object": inst.id,
+                    id_field: inst.id,
                 }  # fmt: skip
             )
     return [
-        {"time_s": t, "detections": sorted(d, key=lambda x: x["object"])} for t, d in sorted(by_time.items())
+        {"time_s": t, "detections": sorted(d, key=lambda x: x[id_field])} for t, d in sorted(by_time.items())
     ]
 
 

@@ -21,6 +21,7 @@ from egoworld.perception.perceive import (
     link_into,
     open_video,
     read_trajectory,
+    tracked_rows,
     view_frames,
 )
 from egoworld.perception.provenance import Provenance
@@ -39,25 +40,6 @@ def kitchen_camera(settings: PerceiveSettings, width: int, height: int) -> tuple
     if settings.camera:
         return read_camera(settings.camera), {"backend": "file", "file": Path(settings.camera).name}
     return PinholeCamera.from_fov(width, height, 90.0), {"backend": "default-pinhole", "fov_deg": 90.0}
-
-
-def tracked_detections(instances: list, times: list[float]) -> list[dict]:
-    """One row per perceived frame; each detection keeps its label (Beyond3D matches it to the object's
-    name or category) and its perceived instance as ``track``."""
-    by_time: dict[float, list[dict]] = {round(t, 6): [] for t in times}
-    for inst in instances:
-        for t, box, score in zip(inst.times, inst.boxes, inst.scores, strict=True):
-            by_time.setdefault(round(t, 6), []).append(
-                {
-                    "label": inst.label,
-                    "bbox": [round(v, 2) for v in box],
-                    "score": round(score, 4),
-                    "track": inst.id,
-                }
-            )
-    return [
-        {"time_s": t, "detections": sorted(d, key=lambda x: x["track"])} for t, d in sorted(by_time.items())
-    ]
 
 
 def perceive_kitchen(video: Path, folder: Path, settings: PerceiveSettings, say: Say) -> Path:
@@ -91,7 +73,7 @@ def perceive_kitchen(video: Path, folder: Path, settings: PerceiveSettings, say:
     tracker = KITCHEN_TRACKER
     instances = track(dets, (index.width, index.height), tracker, prefix="t")
     times = [f.time_s for f in frames]
-    write_jsonl(folder / "detections.jsonl", tracked_detections(instances, times))
+    write_jsonl(folder / "detections.jsonl", tracked_rows(instances, times, "track"))
     say(f"{episode}: {sum(len(d.detections) for d in dets)} detections in {len(frames)} frames "
         f"→ {len(instances)} instances")  # fmt: skip
     moves = sum(len(o.movements) for o in objects)
