@@ -90,6 +90,13 @@ def test_perceived_kitchen_builds_visibility_and_time_types(kitchen: dict, truth
     agree = gold_agreement(rep.bench.samples, truth_bench.samples)  # type: ignore[attr-defined]
     print("\nkitchen gold agreement (no scale):", {t: r["share"] for t, r in agree.items()})
     assert set(agree) == built
+    from egoworld.benchmarks.beyond3d.build import tracks_for
+    from egoworld.perception.agreement_visibility import visibility_agreement
+
+    truth = kitchen["truth"] / "kitchen_000"
+    vis = visibility_agreement(tracks_for(folder, ep).states, tracks_for(truth, load_episode(truth)).states)
+    print("kitchen visibility-track agreement:", vis)
+    assert vis == {"states": 1.0, "visible": 1.0}  # the truth's poses and detector: nothing may be lost
     for task in TIME_TYPES:
         assert agree[task]["share"] >= 0.9, (task, agree[task])
 
