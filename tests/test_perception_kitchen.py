@@ -115,13 +115,13 @@ def test_a_metric_trajectory_gives_all_eight_types(kitchen: dict, truth_bench: o
 
 def test_bad_movements_stop_with_the_file_and_the_fix(kitchen: dict, tmp_path: Path) -> None:
     traj = ["--trajectory", str(kitchen["traj"])]
-    res = _perceive(kitchen | {"ann": tmp_path}, tmp_path / "o1", *traj)
-    assert res.exit_code == 2 and "objects.jsonl: no such movements file" in res.output
-    assert "--movements" in res.output
     bad = tmp_path / "bad"
     bad.mkdir()
     for name in ("fixtures.jsonl", "camera.json"):
         shutil.copyfile(kitchen["ann"] / name, bad / name)
+    res = _perceive(kitchen | {"ann": bad}, tmp_path / "o1", *traj)
+    assert res.exit_code == 2 and "objects.jsonl: no such movements file" in res.output
+    assert "--movements" in res.output
     (bad / "objects.jsonl").write_text(
         '{"id": "a", "category": "mug", "name": "mug"}\n{"id": "b", "name": 3\n'
     )
@@ -151,3 +151,17 @@ def test_hd_epic_assoc_info_gives_the_video_s_movements(tmp_path: Path) -> None:
     assert obj.name == "mug" and [(m.start_s, m.end_s) for m in obj.movements] == [(3.0, 5.5)]
     with pytest.raises(InputFileError, match="no video 'P02-x'"):
         read_movements(path, "P02-x")
+    # mask_info.json beside it: the movement's end position and fixture (HD-EPIC frames at 30 fps)
+    doc["P01-20240202-110250"]["a1"]["tracks"][0]["masks"] = ["m1"]
+    path.write_text(json.dumps(doc))
+    mask = {
+        "frame_number": 165,
+        "3d_location": [1.0, 2.0, 0.9],
+        "bbox": [1, 2, 3, 4],
+        "fixture": "P01_counter.001",
+    }
+    (tmp_path / "mask_info.json").write_text(json.dumps({"P01-20240202-110250": {"m1": mask}}))
+    (obj,) = read_movements(path, "P01-20240202-110250", {"P01_counter.001"})
+    assert (
+        obj.movements[0].end_position == (1.0, 2.0, 0.9) and obj.movements[0].end_fixture == "P01_counter.001"
+    )

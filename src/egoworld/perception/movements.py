@@ -6,8 +6,9 @@
   ``id``, ``category``, ``name``, ``initial_position``, ``movements`` with ``start_s`` / ``end_s`` and their
   positions and fixtures), as `write_annotations` exports it from any episode (a synthetic kitchen), or
 * HD-EPIC's ``assoc_info.json`` (objects and movement times keyed by video id; the episode's id picks the
-  video), read by `egoworld.world.hd_epic.tracks.load_assoc_info` (no positions: the visibility and 3D
-  types need the positions of ``mask_info.json``, imported with ``egoworld world import hd-epic``).
+  video), read by `egoworld.world.hd_epic.tracks.load_assoc_info`; a ``mask_info.json`` beside it gives
+  each movement its start / end position, fixture and box (`egoworld.world.hd_epic.masks`), without
+  which no movement has a position and no anchor builds.
 
 Positions are in the frame of the annotations, so the camera trajectory must be given in that frame
 (``--trajectory FILE``: an Aria MPS trajectory, as HD-EPIC's are).
@@ -26,8 +27,11 @@ FIX = ("give --movements an objects JSONL (one object a line: id, category, name
        "[{start_s, end_s, start_position, end_position}]) or HD-EPIC's assoc_info.json")  # fmt: skip
 
 
-def read_movements(path: str | Path, episode: str) -> list[EpisodeObject]:
-    """The annotated objects and movements of ``episode`` (see the module docstring)."""
+def read_movements(
+    path: str | Path, episode: str, fixture_ids: set[str] = frozenset()
+) -> list[EpisodeObject]:  # type: ignore[assignment]
+    """The annotated objects and movements of ``episode`` (see the module docstring); ``fixture_ids``: the
+    fixtures HD-EPIC masks may name."""
     path = Path(path)
     if not path.is_file():
         raise InputFileError(f"{path}: no such movements file; {FIX}")
@@ -38,7 +42,16 @@ def read_movements(path: str | Path, episode: str) -> list[EpisodeObject]:
         if episode not in by_video:
             raise InputFileError(f"{path}: no video {episode!r} in this assoc_info.json (it has "
                                  f"{len(by_video)} videos); name the video file after its HD-EPIC video id")  # fmt: skip
-        return by_video[episode]
+        masks_file = path.parent / "mask_info.json"
+        if not masks_file.is_file():
+            return by_video[episode]
+        from egoworld.world.hd_epic.aria import HD_EPIC_FPS
+        from egoworld.world.hd_epic.masks import MaskReport, load_mask_info, locate_movements
+
+        masks = load_mask_info(masks_file, {episode}).get(episode, {})
+        return locate_movements(
+            episode, by_video[episode], masks, set(fixture_ids), HD_EPIC_FPS, MaskReport()
+        )
     objects, _ = FOLDER.read_rows(path, EpisodeObject)
     if not objects:
         raise InputFileError(f"{path}: no objects; {FIX}")

@@ -51,8 +51,8 @@ def perceive_kitchen(video: Path, folder: Path, settings: PerceiveSettings, say:
     assert settings.detector is not None and settings.movements is not None
     index = open_video(video)
     episode = folder.name
-    objects = read_movements(settings.movements, episode)
     fixtures = read_fixtures(settings.fixtures) if settings.fixtures else []
+    objects = read_movements(settings.movements, episode, {f.id for f in fixtures})
     camera, cam_record = kitchen_camera(settings, index.width, index.height)
     spec = parse_detector(settings.detector)
     if spec.kind == "file":
