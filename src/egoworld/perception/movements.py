@@ -16,11 +16,16 @@ Positions are in the frame of the annotations, so the camera trajectory must be 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from egoworld.core.files import InputFileError, read_json, write_jsonl
 from egoworld.world.episode import Episode, EpisodeObject, Fixture
 from egoworld.world.folder import FOLDER
+
+if TYPE_CHECKING:
+    from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
 
 ANNOTATIONS = ("objects.jsonl", "fixtures.jsonl", "camera.json")
 FIX = ("give --movements an objects JSONL (one object a line: id, category, name, initial_position, movements "
@@ -28,8 +33,8 @@ FIX = ("give --movements an objects JSONL (one object a line: id, category, name
 
 
 def read_movements(
-    path: str | Path, episode: str, fixture_ids: set[str] = frozenset()
-) -> list[EpisodeObject]:  # type: ignore[assignment]
+    path: str | Path, episode: str, fixture_ids: Collection[str] = frozenset()
+) -> list[EpisodeObject]:
     """The annotated objects and movements of ``episode`` (see the module docstring); ``fixture_ids``: the
     fixtures HD-EPIC masks may name."""
     path = Path(path)
@@ -68,7 +73,7 @@ def read_fixtures(path: str | Path) -> list[Fixture]:
     return FOLDER.read_rows(path, Fixture)[0]
 
 
-def read_camera(path: str | Path) -> object:
+def read_camera(path: str | Path) -> PinholeCamera | FisheyeCamera | EquirectCamera:
     """A camera model (``episode.json``'s ``camera`` spelling: pinhole, fisheye or equirect)."""
     from pydantic import TypeAdapter
 

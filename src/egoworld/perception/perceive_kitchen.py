@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from egoworld.core.files import InputFileError, write_jsonl
+from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
 from egoworld.perception.detect import FrameDetections, run_detector
 from egoworld.perception.detector_spec import detections_file, make_detector, parse_detector
 from egoworld.perception.perceive import (
@@ -32,9 +33,10 @@ from egoworld.perception.track import TrackSettings, track
 KITCHEN_TRACKER = TrackSettings(activation=0.3, min_frames=1, min_tracklet=1)
 
 
-def kitchen_camera(settings: PerceiveSettings, width: int, height: int) -> tuple[object, dict]:
+def kitchen_camera(
+    settings: PerceiveSettings, width: int, height: int
+) -> tuple[PinholeCamera | FisheyeCamera | EquirectCamera, dict]:
     """``--camera FILE``, else a pinhole of 90° horizontal field of view over the frame (and its record)."""
-    from egoworld.geometry.cameras import PinholeCamera
     from egoworld.perception.movements import read_camera
 
     if settings.camera:
