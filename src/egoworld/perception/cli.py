@@ -14,7 +14,10 @@ from egoworld.core.errors import console, fail
 def perceive_cmd(
     videos: Annotated[list[Path], typer.Argument(help="Video files, one episode each (a walk: 360° 2:1).")],
     out: Annotated[Path, typer.Option("--out", help="World folder to write (one folder per episode).")],
-    kind: Annotated[str, typer.Option("--kind", help="walk (panoramic walk → VSI-Super-Wild).")] = "walk",
+    kind: Annotated[
+        str,
+        typer.Option("--kind", help="walk (panoramic walk → VSI-Super-Wild) or kitchen (→ Beyond3D)."),
+    ] = "walk",
     trajectory: Annotated[
         str,
         typer.Option(
@@ -52,6 +55,20 @@ def perceive_cmd(
             help="Re-identification: 2d (image position, time) or 3d (also rays along the trajectory).",
         ),
     ] = "2d",
+    movements: Annotated[
+        Path | None,
+        typer.Option(
+            "--movements",
+            help="Kitchen: annotated object movements, an objects JSONL or HD-EPIC's assoc_info.json.",
+        ),
+    ] = None,
+    fixtures: Annotated[
+        Path | None, typer.Option("--fixtures", help="Kitchen: fixture boxes (fixtures.jsonl spelling).")
+    ] = None,
+    camera: Annotated[
+        Path | None,
+        typer.Option("--camera", help="Kitchen: camera model JSON (default: 90° pinhole over the frame)."),
+    ] = None,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Videos perceived in parallel (processes).")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice.")] = 0,
     force: Annotated[
@@ -68,7 +85,10 @@ def perceive_cmd(
     from egoworld.perception.perceive_set import perceive_videos
 
     words = tuple(w.strip() for w in (vocabulary or "").split(",") if w.strip())
-    settings = PerceiveSettings(kind, trajectory, detector, words, stride, fps, scale, view_size, seed, reid)
+    settings = PerceiveSettings(
+        kind, trajectory, detector, words, stride, fps, scale, view_size, seed, reid,
+        *(str(p) if p else None for p in (movements, fixtures, camera)),
+    )  # fmt: skip
     try:
         outcomes = perceive_videos(list(videos), out, settings, jobs=jobs, force=force)
     except (InputFileError, ValueError, RuntimeError) as exc:

@@ -7,6 +7,9 @@ linked or copied in), its four view videos (`egoworld.benchmarks.vsi_wild.views.
 (`egoworld.perception.track`), the tracked per-view detections (``detections_<view>.jsonl``) and
 ``place_visits.jsonl`` / ``places.jsonl`` from the trajectory (`egoworld.perception.places`).
 
+`perceive_kitchen` (`egoworld.perception.perceive_kitchen`) turns a kitchen video and its movement
+annotations into the folder `build beyond3d` reads.
+
 ``episode.json`` ``meta["perception"]`` holds one record per perceived field (backend, version, settings)
 and the `PerceiveSettings`; ``meta["perception"]["poses"]["metric"]`` says whether positions are metres
 (an Aria MPS import or ``--scale``): builders refuse questions that need metres when it is False.
@@ -34,9 +37,8 @@ from egoworld.perception.track import Instance, TrackSettings, track
 from egoworld.perception.trajectory import Trajectory, frame_targets, sampled_frames
 
 Say = Callable[[str], None]
-KINDS = ("walk",)
+KINDS = ("walk", "kitchen")
 REFUSED_KINDS = {
-    "kitchen": "perceiving object positions and movements (Beyond3D's anchors) is not built yet",
     "scene": "scene annotation for EXPLORE belongs to a separate issue",
 }
 
@@ -55,6 +57,11 @@ class PerceiveSettings:
     view_size: int = 384
     seed: int = 0
     reid: str = "2d"  # 2d (image position and time) or 3d (also rays along the perceived trajectory)
+    movements: str | None = (
+        None  # kitchen: the annotated objects and movements (egoworld.perception.movements)
+    )
+    fixtures: str | None = None  # kitchen: fixture boxes (fixtures.jsonl spelling)
+    camera: str | None = None  # kitchen: the camera model (JSON); default a 90° pinhole
 
     def to_json(self) -> dict:
         return asdict(self) | {"vocabulary": list(self.vocabulary)}
@@ -74,15 +81,26 @@ class PerceiveSettings:
             raise ValueError(f"--scale {self.scale}: metres per trajectory unit must be a positive number")
         if self.reid not in ("2d", "3d"):
             raise ValueError(f"--reid {self.reid!r}: expected 2d or 3d")
+        if self.kind == "kitchen":
+            self.check_kitchen()
         if self.detector is None:
             raise ValueError(
                 "perceiving objects needs --detector (file:PATH, owlv2:DIR, grounding-dino:DIR or vlm:MODEL@URL)"
             )
         spec = parse_detector(self.detector)
-        if spec.needs_pixels and not self.vocabulary:
+        if spec.needs_pixels and not self.vocabulary and self.kind != "kitchen":
             raise ValueError(
                 f"--detector {self.detector}: give --vocabulary 'mug,chair,…' (the names to find)"
             )
+
+    def check_kitchen(self) -> None:
+        if self.movements is None:
+            raise ValueError("--kind kitchen needs --movements FILE: the annotated object movements (an objects "
+                             "JSONL, or HD-EPIC's assoc_info.json); perception adds the trajectory and detections")  # fmt: skip
+        if self.trajectory in ("colmap", "odometry"):
+            raise ValueError(f"--kind kitchen --trajectory {self.trajectory}: the annotated positions are in the "
+                             "annotations' frame, an estimated trajectory is not; give --trajectory FILE in that "
+                             "frame (Aria MPS closed_loop_trajectory.csv, TUM or COLMAP text)")  # fmt: skip
 
     def stride_for(self, index: VideoIndex) -> int:
         """Frames between perceived frames: ``--stride``, or the video's rate over ``--fps`` (default 1)."""
@@ -170,9 +188,9 @@ def view_frames(video: Path, stride: int, pixels: bool) -> list[Frame]:
     return [Frame(index.time_of(i), blank, i) for i in frame_targets(index, stride)]
 
 
-def tracked_rows(instances: list[Instance], times: list[float]) -> list[dict]:
+def tracked_rows(instances: list[Instance], times: list[float], id_field: str = "object") -> list[dict]:
     """The tracked detections file (Beyond3D's spelling, ``object`` = perceived instance id), one row per
-    perceived frame."""
+    perceived frame; a kitchen keeps the instance as ``track`` (Beyond3D matches its label to the object)."""
     by_time: dict[float, list[dict]] = {round(t, 6): [] for t in times}
     for inst in instances:
         for t, box, score in zip(inst.times, inst.boxes, inst.scores, strict=True):
@@ -181,11 +199,11 @@ def tracked_rows(instances: list[Instance], times: list[float]) -> list[dict]:
                     "label": inst.label,
                     "bbox": [round(v, 2) for v in box],
                     "score": round(score, 4),
-                    "object": inst.id,
+                    id_field: inst.id,
                 }  # fmt: skip
             )
     return [
-        {"time_s": t, "detections": sorted(d, key=lambda x: x["object"])} for t, d in sorted(by_time.items())
+        {"time_s": t, "detections": sorted(d, key=lambda x: x[id_field])} for t, d in sorted(by_time.items())
     ]
 
 
@@ -302,4 +320,11 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
     return folder
 
 
-PERCEIVERS = {"walk": perceive_walk}
+def perceive_kitchen(video: Path, folder: Path, settings: PerceiveSettings, say: Say) -> Path:
+    """`egoworld.perception.perceive_kitchen.perceive_kitchen` (imported when used)."""
+    from egoworld.perception.perceive_kitchen import perceive_kitchen as run
+
+    return run(video, folder, settings, say)
+
+
+PERCEIVERS = {"walk": perceive_walk, "kitchen": perceive_kitchen}
