@@ -147,7 +147,9 @@ def check_input_file(path: str | Path, what: str = "file") -> Path:
     if path.is_dir():
         inside = sorted(p.name for p in path.iterdir() if p.suffix in (".json", ".jsonl", ".csv"))[:5]
         hint = f"; it holds {', '.join(inside)} — pass one of those" if inside else ""
-        raise input_error(path, f"is a folder, expected a {what}{hint}", fix="pass the file itself, not a folder")
+        raise input_error(
+            path, f"is a folder, expected a {what}{hint}", fix="pass the file itself, not a folder"
+        )
     if not path.is_file():
         if path.exists():
             raise input_error(path, f"is not a regular file, expected a {what}", fix="pass a regular file")

@@ -42,7 +42,12 @@ COLMAP_FIELDS = ("QW", "QX", "QY", "QZ", "TX", "TY", "TZ")
 
 
 def _numbers(
-    path: Path, lineno: int, parts: list[str], fix: str, names: tuple[str, ...] = (), quat: slice | None = None
+    path: Path,
+    lineno: int,
+    parts: list[str],
+    fix: str,
+    names: tuple[str, ...] = (),
+    quat: slice | None = None,
 ) -> F64:
     """Finite numbers of one line; a bad one is named by its field (``names``), a zero quaternion too."""
     vals = []

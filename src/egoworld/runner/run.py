@@ -205,7 +205,11 @@ def check_something(bench: Benchmark, samples: list[Sample], cfg: RunConfig) -> 
     """Refuse a run with no samples (exit 3, as `score` with n = 0), and warn when --per-task asks for more
     questions of a task than the benchmark has."""
     if not samples:
-        where = "holds no samples" if not bench.samples else "has no sample the selection (--tasks, --limit) keeps"
+        where = (
+            "holds no samples"
+            if not bench.samples
+            else "has no sample the selection (--tasks, --limit) keeps"
+        )
         raise NothingToDo(
             f"{Path(bench.root) / bench.manifest.samples_file}: the benchmark {where} — nothing to run; "
             "rebuild it or widen the selection"
@@ -313,8 +317,6 @@ def _run_chains_locked(
         str(model.identity().get("model", "")), summary.served_models, "answered as"
     )
     summary.warnings.extend([warning] if warning else [])
-    if short:
-        frames_note(manifest, summary, short, cfg.frames, sum(s.media.video is not None for s in samples))
     manifest["warnings"] = summary.warnings
     write_json(out / RUN_MANIFEST, manifest)
     return summary

@@ -331,7 +331,9 @@ def summarise(
         out["shuffle24"] = _shuffle(matrices)
     if manifest.get("frames_sent"):  # fewer frames than --frames reached some samples
         sent = manifest["frames_sent"]
-        out["frames_sent"] = {k: sent[k] for k in ("asked", "min", "max", "samples", "short_samples") if k in sent}
+        out["frames_sent"] = {
+            k: sent[k] for k in ("asked", "min", "max", "samples", "short_samples") if k in sent
+        }
     return out
 
 

@@ -202,7 +202,9 @@ def render_png(ep: Episode, folder: Path, out: Path) -> tuple[Path, str]:
     if video is not None:
         check_input_file(video, "video file (episode.json media.video)")
         if video.stat().st_size == 0:
-            raise input_error(video, "is empty (0 bytes), expected a video", fix="replace it with the recording")
+            raise input_error(
+                video, "is empty (0 bytes), expected a video", fix="replace it with the recording"
+            )
         return contact_sheet(video, out), "contact sheet"
     if ep.media.video:
         return overview_plot(ep, out), f"overview plot — its video {ep.media.video} was not found"

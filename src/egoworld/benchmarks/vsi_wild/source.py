@@ -24,11 +24,10 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from egoworld.benchmarks.vsi_wild.timing import sampled_indices
 from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
 from egoworld.core.files import InputFileError, check_input_file, iter_jsonl, validate_row
 from egoworld.core.numbers import Seconds
 from egoworld.geometry.equirect import FOUR_VIEWS

@@ -77,7 +77,9 @@ def read_durations(path: str | Path) -> dict[str, float]:
 
 def _movement(track: object, where: str) -> Movement:
     if not isinstance(track, dict):
-        raise InputFileError(f"{where}: expected a track object {{track_id, time_segment, masks}}, got {track!r:.60}")
+        raise InputFileError(
+            f"{where}: expected a track object {{track_id, time_segment, masks}}, got {track!r:.60}"
+        )
     seg = track.get("time_segment")
     if not (
         isinstance(seg, list)
