@@ -209,7 +209,9 @@ def read_json(path: str | Path) -> Any:
     except json.JSONDecodeError as exc:
         field = getattr(exc, "field", None)
         if field:
-            raise input_error(path, exc.msg, field=field, fix="write a finite JSON number") from None
+            raise input_error(
+                path, exc.msg, line=exc.lineno, field=field, fix="write a finite JSON number"
+            ) from None
         raise InputFileError(
             f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from exc
