@@ -19,7 +19,9 @@ FIX_FOLDER = "pass the file itself, not a folder"
 def test_import_of_a_folder_names_the_folder_and_the_fix(tmp_path, command):
     folder = tmp_path / "qa"
     folder.mkdir()
-    refused(egoworld("import", command, folder, "--out", tmp_path / "b"), str(folder), "is a folder", FIX_FOLDER)
+    refused(
+        egoworld("import", command, folder, "--out", tmp_path / "b"), str(folder), "is a folder", FIX_FOLDER
+    )
 
 
 def test_samples_file_that_is_a_folder(tmp_path):
@@ -113,7 +115,9 @@ def _hd_epic(root: Path, assoc: object, csv_rows: str = "P01-1,https://youtu.be/
     (root / "youtube-links").mkdir(parents=True)
     text = assoc if isinstance(assoc, str) else json.dumps(assoc)
     (root / "scene-and-object-movements" / "assoc_info.json").write_text(text)
-    (root / "youtube-links" / "HD_EPIC_YouTube_URLs.csv").write_text("video_id,youtube_url,duration\n" + csv_rows)
+    (root / "youtube-links" / "HD_EPIC_YouTube_URLs.csv").write_text(
+        "video_id,youtube_url,duration\n" + csv_rows
+    )
     return root
 
 
@@ -149,7 +153,10 @@ def test_world_import_hd_epic_names_a_video_the_csv_lacks(tmp_path):
     ("row", "needle"),
     [
         ({"view": "front", "object": "o1", "category": "cup"}, "field 'intervals'"),
-        ({"view": "front", "object": "o1", "category": "cup", "intervals": [[0, "x"]]}, "field 'intervals.0.1'"),
+        (
+            {"view": "front", "object": "o1", "category": "cup", "intervals": [[0, "x"]]},
+            "field 'intervals.0.1'",
+        ),
         ({"view": "front", "object": "o1", "category": "cup", "intervals": [[2, 1]]}, "end 1.0 is before"),
         ({"view": 3, "object": "o1", "category": "cup", "intervals": [[0, 1]]}, "field 'view'"),
         ([1, 2], "expected a JSON object"),
@@ -172,7 +179,10 @@ def test_appearance_rows_are_checked_by_line_and_field(tmp_path, row, needle):
     [
         ('{"time_s": "soon", "detections": []}', "field 'time_s'"),
         ('{"time_s": -1, "detections": []}', "field 'time_s'"),
-        ('{"time_s": 0, "detections": [{"label": "cup", "bbox": [0, 0, NaN, 4]}]}', "field 'detections.0.bbox.2'"),
+        (
+            '{"time_s": 0, "detections": [{"label": "cup", "bbox": [0, 0, NaN, 4]}]}',
+            "field 'detections.0.bbox.2'",
+        ),
         ('{"time_s": 0, "detections": [{"label": "cup", "bbox": [0, 0, "a", 4]}]}', "detections[0].bbox"),
         ('{"time_s": 0, "detections": [{"label": "cup", "bbox": [0, 0, 1, 4], "score": true}]}', "score"),
     ],
@@ -233,7 +243,9 @@ def test_fewer_questions_than_per_task_are_said(tmp_path, server):
     res = egoworld(*run_args(bench, tmp_path / "run", server, "--per-task", "3"))
     assert res.code == 0, res.output
     assert "--per-task 3: fewer questions than asked in 1 task(s) (COUNT 2)" in " ".join(res.output.split())
-    assert any("--per-task 3" in w for w in json.loads((tmp_path / "run" / "run.json").read_text())["warnings"])
+    assert any(
+        "--per-task 3" in w for w in json.loads((tmp_path / "run" / "run.json").read_text())["warnings"]
+    )
 
 
 def test_fewer_frames_than_asked_are_said_per_sample_and_in_the_label(tmp_path, server):
@@ -259,3 +271,41 @@ def test_fewer_frames_than_asked_are_said_per_sample_and_in_the_label(tmp_path, 
     assert egoworld("score", "--run", out).code == 0
     summary = json.loads((out / "scores.json").read_text())
     assert "(frames, 12 fr)" in run_label(summary) and "32 fr" not in run_label(summary)
+
+
+def _lmms_out(
+    root: Path, task: str = "egoworld_toy", score: object = 0.5, n: int = 3, logged: int = 3
+) -> Path:
+    """lmms-eval 0.7's output folder: ``<model>/<time>_results.json`` and the samples log beside it."""
+    folder = root / "openai__fake-vlm-1"
+    folder.mkdir(parents=True)
+    doc = {
+        "results": {task: {"alias": task, "egoworld_score,none": score, "egoworld_score_stderr,none": "N/A"}},
+        "n-samples": {task: {"original": 3, "effective": n}},
+        "configs": {task: {"task": task, "dataset_path": "json"}},
+        "versions": {task: "Yaml"},
+    }
+    (folder / "20261201_120000_results.json").write_text(json.dumps(doc))
+    rows = [json.dumps({"doc_id": i, "egoworld_score": 1.0}) for i in range(logged)]
+    (folder / f"20261201_120000_samples_{task}.jsonl").write_text("\n".join(rows) + "\n")
+    return root
+
+
+def test_lmms_eval_results_are_checked_not_its_exit_code(tmp_path):
+    from egoworld.core.files import InputFileError
+    from egoworld.interchange.lmms_eval_results import check_results
+
+    got = check_results(_lmms_out(tmp_path / "ok"), "egoworld_toy", 3)
+    assert (got.score, got.samples, got.results_file.name) == (0.5, 3, "20261201_120000_results.json")
+    cases = [
+        (tmp_path / "none", "wrote no *_results.json"),
+        (_lmms_out(tmp_path / "task", task="other"), "field 'results': no entry for task 'egoworld_toy'"),
+        (_lmms_out(tmp_path / "na", score="N/A"), "field 'results.egoworld_toy.egoworld_score,none': 'N/A'"),
+        (_lmms_out(tmp_path / "short", n=2), "field 'n-samples.egoworld_toy.effective': 2 samples scored"),
+        (_lmms_out(tmp_path / "log", logged=1), "1 logged samples, but the task has 3"),
+    ]
+    (tmp_path / "none").mkdir()
+    for out, needle in cases:
+        with pytest.raises(InputFileError) as exc:
+            check_results(out, "egoworld_toy", 3)
+        assert needle in str(exc.value), str(exc.value)
