@@ -309,3 +309,47 @@ def test_lmms_eval_results_are_checked_not_its_exit_code(tmp_path):
         with pytest.raises(InputFileError) as exc:
             check_results(out, "egoworld_toy", 3)
         assert needle in str(exc.value), str(exc.value)
+
+
+def test_the_viewer_shows_a_text_only_run_no_video(tmp_path, server):
+    pytest.importorskip("starlette.testclient")
+    from starlette.testclient import TestClient
+
+    from egoworld.media.testvideo import write_counter_video
+    from egoworld.view.app import ViewApp, create_app
+    from egoworld.view.workspace import Workspace
+
+    bench = write_bench(tmp_path / "b", [sample_row("q0", media={"video": {"path": "videos/a.mp4"}})])
+    (bench / "videos").mkdir()
+    write_counter_video(bench / "videos" / "a.mp4", frames=12, fps=6, size=(64, 48), gop=6)
+    assert egoworld(*run_args(bench, tmp_path / "runs" / "text", server)).code == 0
+    with TestClient(create_app(ViewApp(Workspace([tmp_path / "runs"])))) as client:
+        page = client.get("/b/toy-b/s/q0")
+    assert page.status_code == 200, page.text
+    assert "<video" not in page.text and 'data-testid="text-only"' in page.text
+    assert "No media sent (setting text)" in page.text
+
+
+def test_the_viewer_rebuilds_explores_image_input(tmp_path):
+    import hashlib
+
+    from PIL import Image
+
+    from egoworld.core.bench_folder import load_benchmark
+    from egoworld.view.media import MediaSource
+
+    bench = write_bench(
+        tmp_path / "b",
+        [sample_row("q0", media={"images": [{"path": "images/initial.png", "label": "Initial"}]})],
+    )
+    (bench / "images").mkdir()
+    Image.new("RGB", (32, 24), (200, 30, 30)).save(bench / "images" / "initial.png")
+    data = (bench / "images" / "initial.png").read_bytes()
+    b = load_benchmark(bench)
+    media = MediaSource()
+    try:
+        got = media.sent_part(b, b.samples[0], {"setting": "image"}, hashlib.sha256(data).hexdigest())
+        assert got == (data, "image/png")
+        assert media.sent_part(b, b.samples[0], {"setting": "image"}, "0" * 64) is None
+    finally:
+        media.close()
