@@ -3,19 +3,17 @@ questions every run shares; best in bold, second best underlined. Markdown, CSV 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from egoworld.core.files import iter_jsonl, read_json_object
 from egoworld.core.run_config import SCORES_JSONL
 
 
 def _rows(run: Path) -> dict[str, tuple[str, float]]:
     """Sample id → (task, its score averaged over epochs and option orders)."""
     acc: dict[str, tuple[str, list[float]]] = {}
-    for line in (run / SCORES_JSONL).read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            r = json.loads(line)
-            acc.setdefault(r["sample"], (r["task"], []))[1].append(float(r.get("score") or 0.0))
+    for _, r in iter_jsonl(run / SCORES_JSONL):
+        acc.setdefault(r["sample"], (r["task"], []))[1].append(float(r.get("score") or 0.0))
     return {k: (task, sum(v) / len(v)) for k, (task, v) in acc.items()}
 
 
@@ -42,7 +40,7 @@ def by_benchmark(runs: list[Path]) -> dict[str, list[Path]]:
     """Runs grouped by the benchmark folder they ran (its path in run.json), one leaderboard each."""
     groups: dict[str, list[Path]] = {}
     for run in runs:
-        meta = json.loads((run / "run.json").read_text(encoding="utf-8"))
+        meta = read_json_object(run / "run.json")
         groups.setdefault(str(meta.get("benchmark_path") or meta.get("benchmark")), []).append(run)
     return groups
 
