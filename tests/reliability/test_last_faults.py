@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from faults import tiny_bench, vsi_row
+from faults import assert_fails_cleanly, cli, tiny_bench, vsi_row
 
 from conftest import egoworld, refused, run_args, sample_row, write_bench
 
@@ -353,3 +353,13 @@ def test_the_viewer_rebuilds_explores_image_input(tmp_path):
         assert media.sent_part(b, b.samples[0], {"setting": "image"}, "0" * 64) is None
     finally:
         media.close()
+
+
+def test_a_config_or_sweep_file_that_is_a_folder(tmp_path, server):
+    folder = tmp_path / "cfg.yaml"
+    folder.mkdir()
+    bench = tiny_bench(tmp_path / "b")
+    res = egoworld(*run_args(bench, tmp_path / "run", server, "--config", folder))
+    refused(res, "cfg.yaml", "is a folder", FIX_FOLDER)
+    res = cli("sweep", "run", folder, "--out", tmp_path / "sw")  # through the console entry point
+    assert_fails_cleanly(res, 2, "cfg.yaml", "is a folder", FIX_FOLDER)
