@@ -93,6 +93,11 @@ def test_lmms_eval_round_trip_matches_egoworld_run(tmp_path):
         ]
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=400, cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr[-4000:]
+        # lmms-eval exits 0 even when its evaluation failed: its own result files must say it scored all 18
+        from egoworld.interchange.lmms_eval_results import check_results
+
+        checked = check_results(tmp_path / "lmms-out", "egoworld_toy", 18)
+        assert 0 < checked.score < 1 and checked.samples == 18
         run = tmp_path / "run"
         res = runner.invoke(
             app,

@@ -114,7 +114,7 @@ def test_file_detector_reads_both_spellings_and_refuses_bad_rows(tmp_path: Path)
     bad.write_text(json.dumps({"t": 0.0, "detections": [{"label": "mug", "box": [1, 2]}]}) + "\n")
     with pytest.raises(InputFileError, match=r"bad.jsonl, line 1: detections\[0\].bbox"):
         FileDetector(bad)
-    with pytest.raises(InputFileError, match="no such detections file"):
+    with pytest.raises(InputFileError, match="detections JSONL .* not found"):
         FileDetector(tmp_path / "none.jsonl")
 
 

@@ -108,7 +108,7 @@ def test_tum_round_trip(walk: Path, tmp_path: Path) -> None:
     assert np.allclose(back.times_s, tr.times_s, atol=1e-6)
     assert np.allclose(back.world_from_camera, tr.world_from_camera, atol=1e-6) and not back.metric
     (tmp_path / "nan.txt").write_text(rows[0] + "\n" + rows[1].replace(rows[1].split()[2], "nan") + "\n")
-    with pytest.raises(InputFileError, match=r"nan.txt, line 2: .*NaN"):
+    with pytest.raises(InputFileError, match=r"nan.txt, line 2, field 'tx': .*NaN"):
         read_tum(tmp_path / "nan.txt")
 
 

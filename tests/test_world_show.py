@@ -44,6 +44,9 @@ def test_contact_sheet_from_episode_video(tmp_path: Path) -> None:
     )
     assert last > first + 150
     assert "media    {'video': 'video.mp4'}" in summarize(ep)
-    # without the video file the overview plot is drawn instead
+    # without the video file the overview plot is drawn instead, and the kind says why
     (folder / "video.mp4").unlink()
-    assert render_png(ep, folder, tmp_path / "plot.png")[1] == "overview plot"
+    assert (
+        render_png(ep, folder, tmp_path / "plot.png")[1]
+        == "overview plot — its video video.mp4 was not found"
+    )

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.files import InputFileError
+from egoworld.core.files import InputFileError, read_input_text
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -55,9 +55,10 @@ def load_sweep(path: Path, run_keys: set[str]) -> Sweep:
     """Read a sweep file; every cell option must be a key of `egoworld run` (``run_keys``)."""
     import yaml
 
-    if not path.is_file():
-        raise InputFileError(f"{path}: sweep file not found")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    try:
+        data = yaml.safe_load(read_input_text(path, "sweep file (YAML)"))
+    except yaml.YAMLError as exc:
+        raise InputFileError(f"{path}: not valid YAML ({exc})") from None
     if not isinstance(data, dict):
         raise InputFileError(f"{path}: a sweep file is a mapping (models, benchmarks, settings)")
     unknown = set(data) - {"models", "benchmarks", "settings", "defaults", "retry"}

@@ -234,6 +234,11 @@ def check_media_files(root: Path, samples: list[Sample]) -> None:
             top = Path(rel).parts[0] if not Path(rel).is_absolute() and len(Path(rel).parts) > 1 else None
             if top is not None and not (root / top).exists():
                 continue  # media not attached to this benchmark (text-only)
+            if path.exists() and not path.is_file():
+                raise InputFileError(
+                    f"{path}: sample {s.id!r} names this as a media file, but it is a folder (or not a regular "
+                    "file); put the file itself there and build again"
+                )
             if not path.is_file():
                 raise InputFileError(
                     f"{path}: sample {s.id!r} names this {'video' if rel.endswith(_VIDEO_EXT) else 'file'}, "

@@ -15,7 +15,13 @@ EXIT_INCOMPLETE = 3
 console = Console(stderr=True)
 
 
+class NothingToDo(RuntimeError):
+    """The command has nothing to work on (a benchmark or a selection without samples): exit 3, not 0."""
+
+
 def fail(exc: BaseException | str, code: int = EXIT_BAD_INPUT) -> NoReturn:
-    """Print ``error: …`` on stderr and leave the command with ``code``."""
+    """Print ``error: …`` on stderr and leave the command with ``code`` (`NothingToDo`: always exit 3)."""
+    if isinstance(exc, NothingToDo):
+        code = EXIT_INCOMPLETE
     console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)

@@ -145,12 +145,36 @@ def check_input_file(path: str | Path, what: str = "file") -> Path:
     """``path`` exists and is a regular file, else an error that says which (a folder is not "not found")."""
     path = Path(path)
     if path.is_dir():
-        inside = sorted(p.name for p in path.iterdir() if p.suffix in (".json", ".jsonl"))[:5]
+        inside = sorted(p.name for p in path.iterdir() if p.suffix in (".json", ".jsonl", ".csv"))[:5]
         hint = f"; it holds {', '.join(inside)} — pass one of those" if inside else ""
-        raise input_error(path, f"is a folder, expected a {what}{hint}")
+        raise input_error(
+            path, f"is a folder, expected a {what}{hint}", fix="pass the file itself, not a folder"
+        )
     if not path.is_file():
+        if path.exists():
+            raise input_error(path, f"is not a regular file, expected a {what}", fix="pass a regular file")
         raise input_error(path, f"{what} not found", fix="check the path")
     return path
+
+
+def read_input_bytes(path: str | Path, what: str = "file", *, empty_ok: bool = True) -> bytes:
+    """The one file-opening rule for user input: the bytes of ``path``, or an error naming the file and the fix
+    when it is missing, a folder, unreadable or (unless ``empty_ok``) empty."""
+    path = check_input_file(path, what)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise input_error(
+            path, f"cannot be read ({exc.strerror or exc})", fix="check its permissions, or pass another file"
+        ) from None
+    if not data and not empty_ok:
+        raise input_error(path, f"is empty (0 bytes), expected a {what}", fix="pass the complete file")
+    return data
+
+
+def read_input_text(path: str | Path, what: str = "file", *, empty_ok: bool = True) -> str:
+    """`read_input_bytes` decoded as UTF-8 (bytes that are not UTF-8 are named by line and column)."""
+    return _decode(read_input_bytes(path, what, empty_ok=empty_ok), Path(path))
 
 
 def _decode(data: bytes, path: Path, line: int | None = None) -> str:
@@ -175,16 +199,19 @@ def open_text(path: str | Path, what: str = "file") -> IO[str]:
     file, and bytes that are not UTF-8, are refused naming the file and line."""
     import io
 
-    path = check_input_file(path, what)
-    return io.StringIO(_decode(path.read_bytes(), path), newline="")
+    return io.StringIO(read_input_text(path, what), newline="")
 
 
 def read_json(path: str | Path) -> Any:
-    path = check_input_file(path)
-    text = _decode(path.read_bytes(), path)
+    text = read_input_text(path, "JSON file", empty_ok=False)
     try:
         return strict_loads(text)
     except json.JSONDecodeError as exc:
+        field = getattr(exc, "field", None)
+        if field:
+            raise input_error(
+                path, exc.msg, line=exc.lineno, field=field, fix="write a finite JSON number"
+            ) from None
         raise InputFileError(
             f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from exc
@@ -205,7 +232,13 @@ def iter_jsonl(path: str | Path, *, objects: bool = True) -> Iterator[tuple[int,
     is refused by line number instead of failing later with a traceback.
     """
     path = check_input_file(path)
-    with path.open("rb") as fh:
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise input_error(
+            path, f"cannot be read ({exc.strerror or exc})", fix="check its permissions, or pass another file"
+        ) from None
+    with fh:
         for lineno, data in enumerate(fh, start=1):
             line = _decode(data, path, lineno)
             if not line.strip():
@@ -213,6 +246,11 @@ def iter_jsonl(path: str | Path, *, objects: bool = True) -> Iterator[tuple[int,
             try:
                 obj = strict_loads(line)
             except json.JSONDecodeError as exc:
+                field = getattr(exc, "field", None)
+                if field:
+                    raise input_error(
+                        path, exc.msg, line=lineno, field=field, fix="write a finite JSON number"
+                    ) from None
                 raise InputFileError(
                     f"{path}, line {lineno}: not valid JSON ({exc.msg}); fix or remove that line"
                 ) from exc

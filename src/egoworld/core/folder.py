@@ -114,7 +114,7 @@ class FolderKind:
         ``expected``: the number of rows the header counts (a folder whose writing was interrupted)."""
         items: list[M] = []
         lines: list[int] = []
-        if optional and not path.is_file():
+        if optional and not path.exists():
             if expected:
                 raise InputFileError(
                     f"{path}: missing, but {self.header} counts {expected} rows — {self.resave}"

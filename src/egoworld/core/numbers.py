@@ -138,4 +138,39 @@ def strict_loads(text: str) -> Any:
         return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
     except _BadLiteral as exc:
         m = re.search(r"(?<![\w.\"])" + re.escape(exc.literal) + r"(?![\w.])", text)
-        raise json.JSONDecodeError(exc.reason, text, m.start() if m else 0) from None
+        err = json.JSONDecodeError(exc.reason, text, m.start() if m else 0)
+        err.field = _field_of(text)  # type: ignore[attr-defined]
+        raise err from None
+
+
+class _Bad:
+    """Where a refused literal was, when the text is parsed again leniently."""
+
+
+def _field_of(text: str) -> str | None:
+    """The dotted path (``answer``, ``media.video.end_s``, ``time_segment.1``) of the first refused number."""
+    bad = _Bad()
+
+    def lenient(literal: str) -> Any:
+        try:
+            return _float(literal) if any(c in literal for c in ".eE") else _int(literal)
+        except _BadLiteral:
+            return bad
+
+    try:
+        doc = json.loads(text, parse_constant=lambda _: bad, parse_float=lenient, parse_int=lenient)
+    except ValueError:
+        return None
+
+    def find(node: Any, at: tuple[str, ...]) -> tuple[str, ...] | None:
+        if node is bad:
+            return at
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            got = find(value, (*at, str(key)))
+            if got is not None:
+                return got
+        return None
+
+    path = find(doc, ())
+    return ".".join(path) if path else None

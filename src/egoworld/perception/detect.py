@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.core.files import InputFileError, write_jsonl
+from egoworld.core.files import InputFileError, check_input_file, write_jsonl
 from egoworld.perception.provenance import Provenance
 
 
@@ -128,9 +128,7 @@ def read_detections(path: str | Path, fps: float | None = None) -> list[FrameDet
     (``object``) are dropped: perception makes its own. ``fps`` converts ``frame``-only rows to times."""
     from egoworld.benchmarks.beyond3d.detections import DetectionTable
 
-    path = Path(path)
-    if not path.is_file():
-        raise InputFileError(f"{path}: no such detections file; give a JSONL with one row per frame")
+    path = check_input_file(path, "detections JSONL (one row per frame)")
     table = DetectionTable.load(path, fps or float("nan"))
     out = []
     for t, dets in zip(table.times, table.rows, strict=True):

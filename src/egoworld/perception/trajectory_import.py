@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.spatial.transform import Rotation
 
-from egoworld.core.files import InputFileError
+from egoworld.core.files import InputFileError, open_text, read_input_text
 from egoworld.perception.provenance import Provenance
 from egoworld.perception.trajectory import Trajectory
 
@@ -37,14 +37,33 @@ def pose_matrix(t: F64, q_xyzw: F64) -> F64:
     return m
 
 
-def _numbers(path: Path, lineno: int, parts: list[str], fix: str) -> F64:
-    try:
-        vals = np.array([float(p) for p in parts])
-    except ValueError as exc:
-        raise InputFileError(f"{path}, line {lineno}: {exc}; {fix}") from None
-    if not np.all(np.isfinite(vals)):
-        raise InputFileError(f"{path}, line {lineno}: a value is NaN or infinite; {fix}")
-    return vals
+TUM_FIELDS = ("timestamp", "tx", "ty", "tz", "qx", "qy", "qz", "qw")
+COLMAP_FIELDS = ("QW", "QX", "QY", "QZ", "TX", "TY", "TZ")
+
+
+def _numbers(
+    path: Path,
+    lineno: int,
+    parts: list[str],
+    fix: str,
+    names: tuple[str, ...] = (),
+    quat: slice | None = None,
+) -> F64:
+    """Finite numbers of one line; a bad one is named by its field (``names``), a zero quaternion too."""
+    vals = []
+    for k, p in enumerate(parts):
+        field = f", field '{names[k]}'" if k < len(names) else ""
+        try:
+            v = float(p)
+        except ValueError:
+            raise InputFileError(f"{path}, line {lineno}{field}: {p!r} is not a number; {fix}") from None
+        if not np.isfinite(v):
+            raise InputFileError(f"{path}, line {lineno}{field}: {p} is NaN or infinite; {fix}")
+        vals.append(v)
+    a = np.array(vals)
+    if quat is not None and not np.linalg.norm(a[quat]) > 1e-12:
+        raise InputFileError(f"{path}, line {lineno}: the quaternion is zero (not a rotation); {fix}")
+    return a
 
 
 def _ordered(path: Path, times: F64, mats: F64, lines: list[int], fix: str) -> tuple[F64, F64]:
@@ -67,13 +86,13 @@ def read_tum(path: str | Path, *, relative: bool = True) -> Trajectory:
     path = Path(path)
     fix = "each line must be `timestamp tx ty tz qx qy qz qw` with finite numbers (TUM format)"
     rows, lines = [], []
-    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+    for lineno, line in enumerate(read_input_text(path, "TUM trajectory file").splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parts = line.replace(",", " ").split()
         if len(parts) != 8:
             raise InputFileError(f"{path}, line {lineno}: {len(parts)} values, expected 8; {fix}")
-        rows.append(_numbers(path, lineno, parts, fix))
+        rows.append(_numbers(path, lineno, parts, fix, TUM_FIELDS, slice(4, 8)))
         lines.append(lineno)
     a = np.array(rows).reshape(-1, 8)
     times, mats = _ordered(path, a[:, 0], pose_matrix(a[:, 1:4], a[:, 4:8]) if len(a) else a, lines, fix)
@@ -91,13 +110,14 @@ def read_colmap_text(folder: str | Path, fps: float) -> Trajectory:
     fix = (
         "images.txt lines are `IMAGE_ID QW QX QY QZ TX TY TZ CAMERA_ID NAME`, each followed by a points line"
     )
-    lines = [(n, ln) for n, ln in enumerate(path.read_text().splitlines(), 1) if not ln.startswith("#")]
+    text = read_input_text(path, "COLMAP images.txt")
+    lines = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if not ln.startswith("#")]
     times, mats, where = [], [], []
     for lineno, line in lines[::2]:
         parts = line.split()
         if len(parts) < 10:
             raise InputFileError(f"{path}, line {lineno}: {len(parts)} fields, expected 10; {fix}")
-        v = _numbers(path, lineno, parts[1:8], fix)
+        v = _numbers(path, lineno, parts[1:8], fix, COLMAP_FIELDS, slice(0, 4))
         digits = re.findall(r"\d+", Path(" ".join(parts[9:])).stem)
         if not digits:
             raise InputFileError(f"{path}, line {lineno}: image name {parts[9]!r} has no frame number; "
@@ -114,14 +134,15 @@ def read_mps(path: str | Path, device_from_camera: F64 | None = None) -> Traject
     """An Aria MPS ``closed_loop_trajectory.csv`` (metric; see the module docstring)."""
     path = Path(path)
     fix = "use the closed_loop_trajectory.csv that Aria MPS wrote (its header names the columns)"
-    with path.open(newline="") as fh:
+    with open_text(path, "Aria MPS trajectory CSV") as fh:
         reader = csv.DictReader(fh)
         missing = [c for c in MPS_COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
             raise InputFileError(f"{path}, line 1: missing columns {', '.join(missing)}; {fix}")
         rows, lines = [], []
         for row in reader:
-            rows.append(_numbers(path, reader.line_num, [row[c] or "nan" for c in MPS_COLUMNS], fix))
+            values = [row[c] or "nan" for c in MPS_COLUMNS]
+            rows.append(_numbers(path, reader.line_num, values, fix, MPS_COLUMNS, slice(4, 8)))
             lines.append(reader.line_num)
     a = np.array(rows).reshape(-1, 8)
     times, mats = _ordered(

@@ -27,7 +27,15 @@ def setting_label(summary: dict[str, Any]) -> str:
     inputs = summary.get("inputs") or {}
     bits = [str(inputs.get("setting", "text"))]
     if inputs.get("setting") == "frames" and inputs.get("frames"):
-        bits.append(f"{inputs['frames']} fr")
+        sent = summary.get("frames_sent") or {}
+        if sent.get("min") is not None:  # the frames sent, not the asked count (short clips got fewer)
+            span = f"{sent['min']}" if sent["min"] == sent["max"] else f"{sent['min']}–{sent['max']}"
+            every = sent.get("short_samples") == sent.get("samples")
+            bits.append(
+                f"{span} fr" if every else f"{inputs['frames']} fr, {sent.get('short_samples')} with {span}"
+            )
+        else:
+            bits.append(f"{inputs['frames']} fr")
     if summary.get("permutations") not in (None, "none"):
         bits.append(str(summary["permutations"]))
     return ", ".join(bits)

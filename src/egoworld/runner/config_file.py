@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 import typer
 
-from egoworld.core.files import InputFileError, read_json
+from egoworld.core.files import InputFileError, read_input_text, read_json
 
 #: the options of the command now running, in the config schema (read by the run manifests)
 _RECORDED: ContextVar[dict[str, Any] | None] = ContextVar("egoworld_run_command", default=None)
@@ -42,10 +42,9 @@ def load_config_file(path: Path) -> dict[str, Any]:
     """A YAML (or JSON) mapping of option names to values."""
     import yaml
 
-    if not path.is_file():
-        raise InputFileError(f"--config {path}: file not found")
+    text = read_input_text(path, "--config file (YAML or JSON)")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise InputFileError(f"{path}: not valid YAML ({exc})") from exc
     if data is None:

@@ -98,6 +98,15 @@ def check_media(bench: Benchmark, samples: Sequence[Sample], settings: InputSett
             f"(first: {without[:3]}); run them with --setting text"
         )
     paths = {p for s in samples for p in media_paths(bench, s)}
+    odd = sorted(p for p in paths if bench.resolve(p).exists() and not bench.resolve(p).is_file())
+    empty = sorted(p for p in paths if bench.resolve(p).is_file() and bench.resolve(p).stat().st_size == 0)
+    for bad, problem in ((odd, "folder(s), not file(s)"), (empty, "empty (0 bytes)")):
+        if bad:
+            raise InputFileError(
+                f"setting {settings.setting!r}: {len(bad)} media path(s) of {bench.root} are {problem}:\n  "
+                + "\n  ".join(bad)
+                + "\nfix: put the media files themselves there, or run with --setting text"
+            )
     missing = sorted(p for p in paths if not bench.resolve(p).is_file())
     if missing:
         shown = "\n  ".join(missing)

@@ -56,6 +56,8 @@ class MediaParts:
             timestamp=timestamp,
             image_format=canonical_image_format(settings.image_format),
         )
+        #: frames sampled per sample, where fewer than --frames (a short clip): sample id → frames sent
+        self.short: dict[str, int] = {}
         self._parts = Memo(64)  # a sample's option orders and epochs run together (clip order)
         self._locks = [threading.Lock() for _ in range(16)]
 
@@ -108,6 +110,8 @@ class MediaParts:
             sel = self.policy.select(video.index, clip, self.settings.frames)
         except ValueError as exc:
             raise MediaError(video.path, f"sample {sample.id}: {exc}", fix="change --frame-policy") from exc
+        if len(sel.indices) < self.settings.frames:
+            self.short[sample.id] = len(sel.indices)
         listed = list(sample.media.frames)
         extra = [(self._locate(sample, video, f), self.prep.with_marker(f.marker)) for f in listed]
         encs = self.engine.frames(video, [(i, self.prep) for i in sel.indices] + extra)

@@ -19,6 +19,7 @@ from typing import Any
 from egoworld import __version__
 from egoworld.core.bench_folder import Benchmark, load_benchmark
 from egoworld.core.chains import ChainPlan
+from egoworld.core.errors import NothingToDo
 from egoworld.core.files import read_json_object, write_json, write_json_or_in_place
 from egoworld.core.history import HISTORY_MODES
 from egoworld.core.lock import folder_lock
@@ -77,8 +78,10 @@ def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
     bench = load_benchmark(cfg.bench)
     plan = planned_chains(bench, cfg)
     if plan is not None:
+        check_something(bench, plan.samples, cfg)
         return _run_chains(cfg, bench, plan, model)
     samples = select_samples(bench, cfg.tasks, cfg.limit, cfg.per_task)
+    notes = check_something(bench, samples, cfg)
     settings = InputSettings.from_config(cfg)
     check_media(bench, samples, settings)
     given_model = model
@@ -89,7 +92,7 @@ def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
     out = Path(cfg.out)
     check_resumable(out, manifest)
     with folder_lock(out, _command_label()):
-        return _run_locked(cfg, bench, samples, settings, mode, model, given_model, manifest, out)
+        return _run_locked(cfg, bench, samples, settings, mode, model, given_model, manifest, out, notes)
 
 
 def _run_locked(
@@ -102,10 +105,13 @@ def _run_locked(
     given_model: Model | None,
     manifest: dict[str, Any],
     out: Path,
+    notes: list[str] | None = None,
 ) -> RunSummary:
     """The body of `run_benchmark`, with the folder locked: run.json says how the run ended, whatever happens."""
     previous = (out / RUN_MANIFEST).is_file()
-    old_counts = read_json_object(out / RUN_MANIFEST).get("counts") if previous else None
+    old = read_json_object(out / RUN_MANIFEST) if previous else {}
+    old_counts = old.get("counts")
+    short: dict[str, int] = dict(old.get("frames_sent", {}).get("short", {}))
     stored_before = bool((old_counts or {}).get("rows"))
     if old_counts:
         manifest["counts"] = old_counts  # kept while running: an emptied store is then recognised
@@ -115,7 +121,7 @@ def _run_locked(
     items = plan_items(samples, mode, cfg.seed, cfg.epochs, cfg.history)
     if cfg.setting != "text":
         items = clip_order(items)
-    summary = RunSummary(out=out, planned=len(items))
+    summary = RunSummary(out=out, planned=len(items), warnings=list(notes or []))
     start = time.perf_counter()
     counts: dict[str, int] = {}
     usage: dict[str, Any] = {}
@@ -135,6 +141,7 @@ def _run_locked(
                     runner.cache = cache
                     asyncio.run(_drive(runner, items, summary, cfg.progress, resumed=previous))
                 finally:
+                    short.update(getattr(inputs, "short", {}))
                     inputs.close()
         finally:
             summary.seconds = time.perf_counter() - start
@@ -152,6 +159,8 @@ def _run_locked(
         str(model.identity().get("model", "")), summary.served_models, "answered as"
     )
     summary.warnings.extend([warning] if warning and warning not in summary.warnings else [])
+    if short:
+        frames_note(manifest, summary, short, cfg.frames, sum(s.media.video is not None for s in samples))
     manifest["warnings"] = summary.warnings
     manifest["media_bytes_per_request"] = summary.payload()
     manifest["counts"] = {"planned": summary.planned, **{k: v for k, v in counts.items() if k != "planned"}}
@@ -170,6 +179,52 @@ def _end_figures(
     load = getattr(model, "load_figures", None)
     if callable(load):
         manifest["concurrency"] = load()
+
+
+def frames_note(
+    manifest: dict[str, Any], summary: RunSummary, short: dict[str, int], asked: int, videos: int
+) -> None:
+    """Record in run.json (``frames_sent``) and say that some samples got fewer frames than --frames."""
+    sent = sorted(short.values())
+    manifest["frames_sent"] = {
+        "asked": asked,
+        "min": sent[0],
+        "max": sent[-1],
+        "samples": videos,
+        "short_samples": len(short),
+        "short": dict(sorted(short.items())),
+    }
+    first = ", ".join(f"{sid} {n}" for sid, n in list(sorted(short.items()))[:3])
+    summary.warnings.append(
+        f"--frames {asked}: {len(short)} sample(s) got fewer frames than asked ({sent[0]}–{sent[-1]}; "
+        f"first: {first}) — their clips have fewer frames; run.json frames_sent lists them"
+    )
+
+
+def check_something(bench: Benchmark, samples: list[Sample], cfg: RunConfig) -> list[str]:
+    """Refuse a run with no samples (exit 3, as `score` with n = 0), and warn when --per-task asks for more
+    questions of a task than the benchmark has."""
+    if not samples:
+        where = (
+            "holds no samples"
+            if not bench.samples
+            else "has no sample the selection (--tasks, --limit) keeps"
+        )
+        raise NothingToDo(
+            f"{Path(bench.root) / bench.manifest.samples_file}: the benchmark {where} — nothing to run; "
+            "rebuild it or widen the selection"
+        )
+    if cfg.per_task is None:
+        return []
+    got: dict[str, int] = {}
+    for s in samples:
+        got[s.task] = got.get(s.task, 0) + 1
+    short = {t: n for t, n in got.items() if n < cfg.per_task}
+    short.update({t: 0 for t in (cfg.tasks or []) if t not in got})
+    if short:
+        listed = ", ".join(f"{t} {n}" for t, n in sorted(short.items()))
+        return [f"--per-task {cfg.per_task}: fewer questions than asked in {len(short)} task(s) ({listed})"]
+    return []
 
 
 def planned_chains(bench: Benchmark, cfg: RunConfig) -> ChainPlan | None:

@@ -24,6 +24,7 @@ from egoworld.core.files import (
     json_body,
     jsonl_body,
     read_json_object,
+    remove_stale_temp_files,
     write_file_set,
 )
 from egoworld.core.permutations import all_orders, order_index, parse_mode, permutation_id
@@ -192,6 +193,8 @@ def score_run(
         raise ValueError(f"--scoring {scoring!r}: expected one of {', '.join(SCORINGS)}")
     run_dir = Path(run_dir)
     manifest = read_json_object(run_dir / RUN_MANIFEST)
+    if write:  # hidden temporary files of a scoring that was killed go first
+        remove_stale_temp_files(run_dir, [SCORES_JSONL, SCORES_JSON])
     bench = load_benchmark(bench_dir or manifest["benchmark_path"])
     if bench.hash != manifest["benchmark_hash"]:
         raise InputFileError(
@@ -328,6 +331,11 @@ def summarise(
     }
     if mode in ("shuffle24", "all"):
         out["shuffle24"] = _shuffle(matrices)
+    if manifest.get("frames_sent"):  # fewer frames than --frames reached some samples
+        sent = manifest["frames_sent"]
+        out["frames_sent"] = {
+            k: sent[k] for k in ("asked", "min", "max", "samples", "short_samples") if k in sent
+        }
     return out
 
 

@@ -270,6 +270,9 @@ class ViewApp(HumanRoutes, SceneRoutes):
         bv = self._bench(request)
         s = self._sample(bv, request)
         runs = [details.run_detail(r, s) for r in bv.runs]
+        text_only = bool(runs) and all(
+            (d.run.manifest.get("inputs") or {}).get("setting", "text") == "text" for d in runs
+        )
         missing = details.missing_media(bv.bench, s)
         listed = [] if missing else details.listed_descr(s)
         reviews = self._reviews(bv)
@@ -280,6 +283,7 @@ class ViewApp(HumanRoutes, SceneRoutes):
             bv=bv,
             s=s,
             runs=runs,
+            text_only=text_only,
             gold=details.gold_text(s),
             query_time=details.query_time(s),
             listed=listed,

@@ -36,6 +36,8 @@ class MediaSource:
         names = ("setting", "frames", "frame_policy", "max_pixels", "overlays", "video_part")
         if inputs.get("setting") in (None, "text", "human"):
             return None
+        if inputs.get("setting") == "image":  # EXPLORE's image setting: the sample's image files as they are
+            return _image_file(bench, sample, sha256)
         settings = InputSettings(**{k: inputs[k] for k in names if k in inputs})
         for p in self._parts_for(bench, sample, settings):
             if getattr(p, "sha256", None) == sha256:
@@ -57,6 +59,20 @@ class MediaSource:
         for inputs in self._inputs.values():
             inputs.close()
         self._inputs.clear()
+
+
+def _image_file(bench: Benchmark, sample: Sample, sha256: str) -> tuple[bytes, str] | None:
+    """The bytes of the sample's image whose file has ``sha256`` (sent whole, not re-encoded)."""
+    import hashlib
+    import mimetypes
+
+    for img in sample.media.images:
+        path = bench.resolve(img.path)
+        if path.is_file():
+            data = path.read_bytes()
+            if hashlib.sha256(data).hexdigest() == sha256:
+                return data, mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return None
 
 
 def video_file(bench: Benchmark, sample: Sample) -> Path | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from egoworld.core.files import atomic_open
+from egoworld.core.files import atomic_open, check_input_file, input_error
 from egoworld.world.episode import Episode
 
 
@@ -199,6 +199,13 @@ def overview_plot(ep: Episode, out: Path) -> Path:
 def render_png(ep: Episode, folder: Path, out: Path) -> tuple[Path, str]:
     """A contact sheet when the episode's video is available, else the overview plot; returns (path, kind)."""
     video = resolve_media(folder, ep.media.video)
-    if video is not None and video.is_file():
+    if video is not None:
+        check_input_file(video, "video file (episode.json media.video)")
+        if video.stat().st_size == 0:
+            raise input_error(
+                video, "is empty (0 bytes), expected a video", fix="replace it with the recording"
+            )
         return contact_sheet(video, out), "contact sheet"
+    if ep.media.video:
+        return overview_plot(ep, out), f"overview plot — its video {ep.media.video} was not found"
     return overview_plot(ep, out), "overview plot"

@@ -25,8 +25,17 @@ from numpy.typing import NDArray
 
 from egoworld.core.files import InputFileError, iter_jsonl
 from egoworld.core.hashing import seeded_rng
+from egoworld.core.numbers import check_number
 
 DEFAULT_MARGIN_PX = 20.0
+
+
+def _finite(value: object) -> bool:
+    try:
+        check_number(value, ge=0)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass
@@ -47,12 +56,14 @@ class DetectionTable:
             where = f"{path}, line {lineno}"
             if not isinstance(row, dict):
                 raise InputFileError(f"{where}: expected an object with time_s and detections")
-            if "time_s" in row or "t" in row:
-                t = float(row.get("time_s", row.get("t")))
-            elif "frame" in row:
-                t = float(row["frame"]) / fps
-            else:
+            key = "time_s" if "time_s" in row else "t" if "t" in row else "frame" if "frame" in row else None
+            if key is None:
                 raise InputFileError(f"{where}: field 'time_s' (or 'frame') is missing")
+            try:
+                t = float(check_number(row[key], kind="int" if key == "frame" else "float", ge=0))
+            except ValueError as exc:
+                raise InputFileError(f"{where}, field '{key}': {exc}") from None
+            t = t / fps if key == "frame" else t
             dets = row.get("detections", [])
             if not isinstance(dets, list):
                 raise InputFileError(f"{where}: field 'detections' must be a list")
@@ -60,6 +71,14 @@ class DetectionTable:
                 box = d.get("bbox", d.get("box")) if isinstance(d, dict) else None
                 if not (isinstance(box, list) and len(box) == 4):
                     raise InputFileError(f"{where}: detections[{j}].bbox must be [x0, y0, x1, y1]")
+                try:
+                    for v in box:
+                        check_number(v)
+                    if "score" in d:
+                        check_number(d["score"], ge=0)
+                except ValueError as exc:
+                    name = "score" if "score" in d and not _finite(d["score"]) else "bbox"
+                    raise InputFileError(f"{where}, field 'detections[{j}].{name}': {exc}") from None
                 if "bbox" not in d:
                     d["bbox"] = box
                 if "label" not in d and "category" in d:

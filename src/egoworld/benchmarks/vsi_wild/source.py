@@ -24,14 +24,58 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from egoworld.benchmarks.vsi_wild.timing import sampled_indices
 from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER
-from egoworld.core.files import InputFileError, read_jsonl
+from egoworld.core.files import InputFileError, check_input_file, iter_jsonl, validate_row
+from egoworld.core.numbers import Seconds
 from egoworld.geometry.equirect import FOUR_VIEWS
 from egoworld.media.index import VideoIndex, probe
 from egoworld.world.episode import Episode
 from egoworld.world.folder import load_episode
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class AppearanceRow(_Row):
+    """A row of ``appearances.jsonl``: one instance in one view and its visible intervals."""
+
+    view: str
+    object: str
+    category: str
+    intervals: tuple[tuple[Seconds, Seconds], ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AppearanceRow:
+        for k, (a, b) in enumerate(self.intervals):
+            if b < a:
+                raise ValueError(f"field 'intervals.{k}': end {b} is before start {a}")
+        return self
+
+
+class VisitRow(_Row):
+    """A row of the place timeline: ``{place, start_s, end_s}``."""
+
+    place: str
+    start_s: Seconds
+    end_s: Seconds
+
+    @model_validator(mode="after")
+    def _ordered(self) -> VisitRow:
+        if self.end_s < self.start_s:
+            raise ValueError(f"field 'end_s': {self.end_s} is before start_s {self.start_s}")
+        return self
+
+
+class PlaceRow(_Row):
+    id: str
+
+
+def _rows(path: Path, model: type[_Row]) -> list:
+    return [validate_row(model, row, path, lineno) for lineno, row in iter_jsonl(path)]
 
 
 @dataclass(frozen=True)
@@ -114,6 +158,8 @@ class WalkSource:
 def _extra(ep: Episode, folder: Path, key: str, fix: str) -> Path:
     name = ep.media.extra.get(key)
     path = folder / name if name else None
+    if path is not None and path.exists():
+        return check_input_file(path, f"{key} file (media.extra['{key}'])")
     if path is None or not path.is_file():
         raise InputFileError(f"{folder}: episode {ep.id} has no {key!r} file (media.extra['{key}']); {fix}")
     return path
@@ -140,16 +186,17 @@ def load_source(folder: str | Path) -> WalkSource:
         views[v] = ViewVideo(v, path, yaw, fov, size, index, duration)
     fix = "a synthetic walk writes it; for a recording, annotate per-view appearance intervals"
     apps: dict[str, list[Appearance]] = defaultdict(list)
-    for row in read_jsonl(_extra(ep, folder, "appearances", fix)):
-        if row["view"] in VIEW_ORDER:
-            iv = tuple((float(a), float(b)) for a, b in row["intervals"])
-            apps[row["view"]].append(Appearance(row["object"], row["category"], iv))
+    for row in _rows(_extra(ep, folder, "appearances", fix), AppearanceRow):
+        if row.view in VIEW_ORDER:
+            apps[row.view].append(Appearance(row.object, row.category, row.intervals))
     visits = [
-        Visit(r["place"], float(r["start_s"]), float(r["end_s"]))
-        for r in read_jsonl(
-            _extra(ep, folder, "place_visits", "list the place timeline {place, start_s, end_s}")
+        Visit(r.place, r.start_s, r.end_s)
+        for r in _rows(
+            _extra(ep, folder, "place_visits", "list the place timeline {place, start_s, end_s}"), VisitRow
         )
     ]
     places_file = ep.media.extra.get("places")
-    places = {p["id"]: p for p in read_jsonl(folder / places_file)} if places_file else {}
+    places = {}
+    for lineno, row in iter_jsonl(folder / places_file) if places_file else ():
+        places[validate_row(PlaceRow, row, folder / places_file, lineno).id] = row
     return WalkSource(folder, ep, folder / ep.media.video, views, dict(apps), visits, places)

@@ -109,6 +109,13 @@ def iter_hd_epic_episodes(
         raise InputFileError(
             f"{root / ASSOC}: no video {', '.join(unknown[:5])} (ids look like P01-20240202-110250)"
         )
+    no_duration = [v for v in wanted if v not in durations]
+    if no_duration:
+        raise InputFileError(
+            f"{root / DURATIONS}: no row for video {', '.join(no_duration[:5])}"
+            f"{f' (and {len(no_duration) - 5} more)' if len(no_duration) > 5 else ''}, which {ASSOC} lists; "
+            "use the CSV of the same HD-EPIC release, or import only the videos it has (--videos)"
+        )
     assoc_sha = sha256_file(root / ASSOC)
     masks = load_mask_info(root / MASKS, set(wanted)) if (root / MASKS).is_file() else None
     mask_sha = sha256_file(root / MASKS) if masks is not None else None

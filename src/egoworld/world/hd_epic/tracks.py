@@ -75,7 +75,11 @@ def read_durations(path: str | Path) -> dict[str, float]:
     return out
 
 
-def _movement(track: dict, where: str) -> Movement:
+def _movement(track: object, where: str) -> Movement:
+    if not isinstance(track, dict):
+        raise InputFileError(
+            f"{where}: expected a track object {{track_id, time_segment, masks}}, got {track!r:.60}"
+        )
     seg = track.get("time_segment")
     if not (
         isinstance(seg, list)
@@ -93,6 +97,10 @@ def _movement(track: dict, where: str) -> Movement:
     )
 
 
+def _kind(value: object) -> str:
+    return "a list" if isinstance(value, list) else f"{type(value).__name__} {value!r:.40}"
+
+
 def load_assoc_info(
     path: str | Path, durations: dict[str, float] | None = None
 ) -> tuple[dict[str, list[EpisodeObject]], TrackReport]:
@@ -105,12 +113,24 @@ def load_assoc_info(
     out: dict[str, list[EpisodeObject]] = {}
     for video, assocs in doc.items():
         report.videos += 1
+        if not isinstance(assocs, dict):
+            raise InputFileError(
+                f"{path}: video {video}: expected an object keyed by association id, got {_kind(assocs)}; "
+                "use the assoc_info.json of the HD-EPIC release"
+            )
         duration = durations.get(video) if durations else None
         objects = []
         for aid, assoc in assocs.items():
             where = f"{path}: video {video}, association {aid}"
+            tracks = assoc.get("tracks", []) if isinstance(assoc, dict) else None
+            if not isinstance(tracks, list):
+                got = _kind(assoc) if not isinstance(assoc, dict) else f"field 'tracks' {_kind(tracks)}"
+                raise InputFileError(f"{where}: expected {{name, tracks: [...]}}, got {got}")
             name = str(assoc.get("name", ""))
-            moves = [_movement(t, f"{where}, track {t.get('track_id')}") for t in assoc.get("tracks", [])]
+            moves = [
+                _movement(t, f"{where}, track {t.get('track_id') if isinstance(t, dict) else k}")
+                for k, t in enumerate(tracks)
+            ]
             ordered = sorted(moves, key=lambda m: (m.start_s, m.end_s))
             report.reordered_objects += ordered != moves
             report.overlapping_pairs += sum(b.start_s < a.end_s for a, b in pairwise(ordered))
