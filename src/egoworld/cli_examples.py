@@ -37,6 +37,7 @@ EXAMPLES: dict[str, str] = {
     "bench rehash": "egoworld bench rehash --bench bench/vsi_wild",
     "world show": "egoworld world show worlds/kitchens/kitchen_000",
     "world synth": "egoworld world synth kitchen --episodes 4 --minutes 5 --seed 0 --out worlds/kitchens",
+    "world compare": "egoworld world compare worlds/perceived worlds/walks --out compare.json",
     "world import hd-epic": "egoworld world import hd-epic hd-epic/ --out worlds/hd-epic --videos hd-epic-videos/",
     "world import epic-kitchens": "egoworld world import epic-kitchens epic-kitchens-100/ --out worlds/epic",
     "media probe": "egoworld media probe videos/abc_front.mp4",
