@@ -54,7 +54,9 @@ def _episodes(root: Path, role: str) -> dict[str, Path]:
     for f in folders:
         ep_id = load_episode(f).id
         if ep_id in out:
-            raise InputFileError(f"{f}: episode id {ep_id!r} repeats {out[ep_id]}; episode ids must be unique")
+            raise InputFileError(
+                f"{f}: episode id {ep_id!r} repeats {out[ep_id]}; episode ids must be unique"
+            )
         out[ep_id] = f
     return out
 
@@ -97,14 +99,16 @@ def place_figures(pair: Pair, pe: Episode, te: Episode) -> dict | None:
 
 
 def instances_of(path: Path) -> list[Instance]:
-    """Perceived instances of a tracked detections file (rows ``{time_s | t, detections: [{object, label |
-    category, bbox | box}]}``; boxes without an ``object`` are left out)."""
+    """Instances of a tracked detections file (rows ``{time_s | t, detections: [{track | object, label |
+    category, bbox | box}]}``: ``track`` or else ``object`` names the instance; boxes with neither are left
+    out)."""
     by_id: dict[str, Instance] = {}
     for _, row in iter_jsonl(path):
         t = round(float(row.get("time_s", row.get("t"))), 6)
         for d in row["detections"]:
-            if d.get("object"):
-                inst = by_id.setdefault(d["object"], Instance(d["object"], d.get("label", d.get("category"))))
+            name = d.get("track") or d.get("object")
+            if name:
+                inst = by_id.setdefault(name, Instance(name, d.get("label", d.get("category"))))
                 inst.times.append(t)
                 inst.boxes.append(tuple(float(v) for v in d.get("bbox", d.get("box"))))
                 inst.scores.append(float(d.get("score", 1.0)))
@@ -130,24 +134,48 @@ def _shared_s(a: list, b: list) -> float:
     return float(sum(max(0.0, min(x1, y1) - max(x0, y0)) for x0, x1 in a for y0, y1 in b))
 
 
+def _detection_files(pair: Pair, pe: Episode, te: Episode) -> dict[str, tuple[Path, Path]]:
+    """View → (perceived, truth) detection files both list under the same key (``detections_<view>``, or
+    ``detections`` for a one-video episode, view ``video``)."""
+    out = {}
+    for key in sorted(set(pe.media.extra) & set(te.media.extra)):
+        if key == "detections" or key.startswith("detections_"):
+            a, b = pair.perceived / pe.media.extra[key], pair.truth / te.media.extra[key]
+            if a.is_file() and b.is_file():
+                out[key.removeprefix("detections_").replace("detections", "video")] = (a, b)
+    return out
+
+
+def rows_of(instances: list[Instance], view: str) -> list[dict]:
+    """Appearance-like rows of instances (one interval first → last) where no appearances file exists."""
+    return [{"view": view, "object": i.id, "category": i.label, "first_s": min(i.times), "last_s": max(i.times),
+             "intervals": [[min(i.times), max(i.times)]]} for i in instances if i.times]  # fmt: skip
+
+
 def object_figures(pair: Pair, pe: Episode, te: Episode) -> dict | None:
-    """Per view shared by both appearances files: count MRA, tracking, time errors; and their means."""
+    """Per view: count MRA, tracking (where both list detection files), time errors; and their means."""
     pa, ta = _rows(pair.perceived, pe, "appearances"), _rows(pair.truth, te, "appearances")
-    if pa is None or ta is None:
+    dets = _detection_files(pair, pe, te)
+    if (pa is None or ta is None) and not dets:
         return None
-    views = sorted({r["view"] for r in pa} & {r["view"] for r in ta})
+    views = sorted({r["view"] for r in pa} & {r["view"] for r in ta}) if pa and ta else sorted(dets)
     per_view: dict[str, dict] = {}
     for v in views:
-        prow = [r for r in pa if r["view"] == v]
-        trow = [r for r in ta if r["view"] == v]
-        fig: dict = {"count": count_mra(_counts(trow), _counts(prow))}
-        key = f"detections_{v}"
-        pdet, tdet = pe.media.extra.get(key), te.media.extra.get(key)
+        fig: dict = {}
         match = None
-        if pdet and tdet and (pair.perceived / pdet).is_file() and (pair.truth / tdet).is_file():
-            boxes, inst = detected_truth(pair.truth / tdet), instances_of(pair.perceived / pdet)
-            fig["tracking"] = tracking_scores(boxes, inst) | hota_scores(boxes, inst)
+        truth_inst: list[Instance] = []
+        perceived_inst: list[Instance] = []
+        if v in dets:
+            boxes = detected_truth(dets[v][1])
+            perceived_inst, truth_inst = instances_of(dets[v][0]), instances_of(dets[v][1])
+            fig["tracking"] = tracking_scores(boxes, perceived_inst) | hota_scores(boxes, perceived_inst)
             match = fig["tracking"].pop("match")
+        if pa is not None and ta is not None:
+            prow = [r for r in pa if r["view"] == v]
+            trow = [r for r in ta if r["view"] == v]
+        else:
+            prow, trow = rows_of(perceived_inst, v), rows_of(truth_inst, v)
+        fig["count"] = count_mra(_counts(trow), _counts(prow))
         fig["times"] = time_errors(trow, prow, match if match is not None else _time_match(trow, prow))
         fig["times"]["matched_by"] = "boxes" if match is not None else "visible time"
         per_view[v] = fig

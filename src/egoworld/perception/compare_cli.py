@@ -15,9 +15,15 @@ from egoworld.core.errors import console, fail
 def compare_cmd(
     perceived: Annotated[Path, typer.Argument(help="The perceived world (`egoworld world perceive --out`).")],
     truth: Annotated[Path, typer.Argument(help="The truth world (e.g. `egoworld world synth --out`).")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON instead of the table.")] = False,
-    out: Annotated[Path | None, typer.Option("--out", help="Also write the figures (JSON) to this file.")] = None,
-    anchors: Annotated[int, typer.Option("--anchors", min=1, help="Beyond3D anchors built per world.")] = 1000,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the figures as JSON instead of the table.")
+    ] = False,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write the figures (JSON) to this file.")
+    ] = None,
+    anchors: Annotated[
+        int, typer.Option("--anchors", min=1, help="Beyond3D anchors built per world.")
+    ] = 1000,
 ) -> None:
     """Compare a perceived world with its truth, episode by episode (paired by id): trajectory (evo ATE after
     Sim(3) alignment, % of path; RPE), places, tracking (TrackEval HOTA, motmetrics IDF1 / MOTA), count MRA per

@@ -32,6 +32,7 @@ from egoworld.benchmarks.vsi_wild.balance import Draft
 from egoworld.benchmarks.vsi_wild.config import BuildConfig, VMRRules
 from egoworld.benchmarks.vsi_wild.source import WalkSource, load_source
 from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER
+from egoworld.core.files import InputFileError
 from egoworld.metrics.mra import mra_linear
 
 #: VMR re-answered on the truth: the angle at the moment with no steadiness rule (every moment gets one)
@@ -148,15 +149,27 @@ def _gold(sample: Any) -> Any:
     return sample.choices[sample.answer] if sample.choices else sample.answer
 
 
-def beyond3d_agreement(perceived: Sequence[Path], truth: Sequence[Path], anchors: int = 1000) -> dict[str, dict]:
-    """Per Beyond3D type: questions built from each world, matched by id, and the share of equal gold."""
+def beyond3d_agreement(
+    perceived: Sequence[Path], truth: Sequence[Path], anchors: int = 1000
+) -> tuple[dict[str, dict], dict[str, str]]:
+    """Per Beyond3D type: questions built from each world, matched by id, and the share of equal gold; and
+    why a world gave no questions (``{"perceived" | "truth": reason}``)."""
     from egoworld.benchmarks.beyond3d.build import build_beyond3d
     from egoworld.benchmarks.beyond3d.build_common import BuildConfig as B3DConfig
 
     cfg = B3DConfig(anchors=anchors, controls=anchors)
+    notes: dict[str, str] = {}
+
+    def built(worlds: Sequence[Path], out: Path, role: str) -> list:
+        try:
+            return list(build_beyond3d(list(worlds), out, cfg).bench.samples)
+        except InputFileError as exc:  # a world that yields no question: zero questions, said
+            notes[role] = str(exc)
+            return []
+
     with tempfile.TemporaryDirectory() as tmp:
-        p = build_beyond3d(list(perceived), Path(tmp) / "perceived", cfg).bench.samples
-        t = build_beyond3d(list(truth), Path(tmp) / "truth", cfg).bench.samples
+        p = built(perceived, Path(tmp) / "perceived", "perceived")
+        t = built(truth, Path(tmp) / "truth", "truth")
     theirs = {s.id: s for s in t}
     out: dict[str, dict] = {}
     for task in dict.fromkeys([s.task for s in t] + [s.task for s in p]):
@@ -172,4 +185,4 @@ def beyond3d_agreement(perceived: Sequence[Path], truth: Sequence[Path], anchors
         row["agreement"] = row["matched_agreement"]  # Beyond3D: only matched anchors are answered
         row.pop("unanswerable")
         out[task] = row
-    return out
+    return out, notes

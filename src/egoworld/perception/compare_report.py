@@ -59,9 +59,7 @@ def summarise(episodes: dict[str, dict]) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for part, keys in SUMMARY_KEYS.items():
         for k in keys:
-            vals = [
-                e[part][k] for e in episodes.values() if e.get(part) and e[part].get(k) is not None
-            ]
+            vals = [e[part][k] for e in episodes.values() if e.get(part) and e[part].get(k) is not None]
             vals = [v for v in vals if np.isfinite(v)]
             out[f"{part}.{k}" if part != "objects" else k] = float(np.mean(vals)) if vals else None
     return out
@@ -72,12 +70,15 @@ def compare_worlds(perceived: Path, truth: Path, say: Say | None = None, anchors
     say = say or (lambda _m: None)
     pairs, only_p, only_t = pair_episodes(Path(perceived), Path(truth))
     if only_p or only_t:
-        say(f"unpaired episodes: {len(only_p)} only perceived {only_p[:5]}, {len(only_t)} only truth {only_t[:5]}")
+        say(
+            f"unpaired episodes: {len(only_p)} only perceived {only_p[:5]}, {len(only_t)} only truth {only_t[:5]}"
+        )
     episodes = {}
     for pair in pairs:
         say(f"{pair.id}: trajectory, places, objects")
         episodes[pair.id] = episode_figures(pair)
     questions: dict[str, dict] = {}
+    notes: list[str] = []
     walks = [p for p in pairs if _is_walk(p.perceived) and _is_walk(p.truth)]
     if walks:
         say(f"VSI-Super-Wild questions from {len(walks)} walk(s)")
@@ -85,9 +86,10 @@ def compare_worlds(perceived: Path, truth: Path, say: Say | None = None, anchors
     kitchens = [p for p in pairs if p not in walks and _has_geometry(p.perceived) and _has_geometry(p.truth)]
     if kitchens:
         say(f"Beyond3D questions from {len(kitchens)} episode(s)")
-        questions["beyond3d"] = beyond3d_agreement(
+        questions["beyond3d"], why = beyond3d_agreement(
             [p.perceived for p in kitchens], [p.truth for p in kitchens], anchors
         )
+        notes += [f"Beyond3D, {role} world: {text}" for role, text in why.items()]
     return {
         "perceived": str(perceived),
         "truth": str(truth),
@@ -97,6 +99,7 @@ def compare_worlds(perceived: Path, truth: Path, say: Say | None = None, anchors
         "summary": summarise(episodes),
         "questions": questions,
         "no_questions": [p.id for p in pairs if p not in walks and p not in kitchens],
+        "notes": notes,
     }
 
 
@@ -127,7 +130,9 @@ def figure_table(res: dict) -> Table:
 
 
 def question_table(res: dict) -> Table:
-    rows: Table = [["benchmark", "task", "perceived", "truth", "gold agreement", "matched", "matched agreement"]]
+    rows: Table = [
+        ["benchmark", "task", "perceived", "truth", "gold agreement", "matched", "matched agreement"]
+    ]
     for bench, tasks in res["questions"].items():
         for task, f in tasks.items():
             rows.append([bench, task, str(f["perceived"]), str(f["truth"]), _pct(f["agreement"]),
@@ -148,13 +153,17 @@ def render(res: dict) -> str:
                 warn.append(f"{bench} {task}: {f['unmatched_perceived']} perceived question(s) without a truth-built "
                             f"twin, {f['unmatched_truth']} truth-built question(s) without a perceived twin")  # fmt: skip
             if f.get("unanswerable"):
-                warn.append(f"{bench} {task}: {f['unanswerable']} perceived question(s) the truth cannot answer")
+                warn.append(
+                    f"{bench} {task}: {f['unanswerable']} perceived question(s) the truth cannot answer"
+                )
     up = res["unpaired"]
     if up["perceived"] or up["truth"]:
         warn.append(f"unpaired episodes: perceived only {up['perceived']}, truth only {up['truth']}")
     if res["no_questions"]:
-        warn.append(f"no questions compared for {res['no_questions']} (neither walks nor Beyond3D worlds in both)")
+        warn.append(
+            f"no questions compared for {res['no_questions']} (neither walks nor Beyond3D worlds in both)"
+        )
+    warn += res.get("notes", [])
     if warn:
         parts += [""] + [f"warning: {w}" for w in warn]
     return "\n".join(parts) + "\n"
-
