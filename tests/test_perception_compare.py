@@ -81,13 +81,21 @@ def test_noise_and_a_removed_object_move_the_figures(truth: Path, tmp_path: Path
     front = Counter(r["category"] for r in rows if r["view"] == "front")
     cat = sorted(c for c, n in front.items() if n >= 2)[0]
     gone = next(r for r in rows if r["view"] == "front" and r["category"] == cat)
-    write_jsonl(ep_dir / "appearances.jsonl", [r for r in rows if r is not gone])
+    kept = [r for r in rows if r is not gone]
+    late = min((r for r in kept if r["view"] == "front" and r["category"] != cat), key=lambda r: r["first_s"])
+    for r in kept:  # the earliest other category of the front view is seen 40 s later: VOO orders change
+        if r["view"] == "front" and r["category"] == late["category"]:
+            r["intervals"] = [[min(a + 40, 179.0), min(b + 40, 179.0)] for a, b in r["intervals"]]
+            r["first_s"], r["last_s"] = r["intervals"][0][0], r["intervals"][-1][1]
+    write_jsonl(ep_dir / "appearances.jsonl", kept)
     res = compare_worlds(perceived, truth)
     e = res["episodes"]["walk_000"]
     assert e["trajectory"]["ate_m"] > 0.1 and e["trajectory"]["rpe_m"] > 0.1
     view = e["objects"]["views"]["front"]
     assert view["count"]["per_category"][cat] == pytest.approx(1 - 1 / front[cat])
-    assert e["objects"]["count_mra"] < 1.0 and view["times"]["matched"] == view["times"]["truth_objects"] - 1
+    assert e["objects"]["count_mra"] < 1.0 and view["times"]["matched"] < view["times"]["truth_objects"]
+    voo = res["questions"]["vsi_wild"]["VOO"]
+    assert 0 < voo["agreement"] < 1 and voo["unanswerable"] == 0
     voc = res["questions"]["vsi_wild"]["VOC"]
     assert voc["perceived"] == voc["truth"] == voc["matched"]
     assert voc["agreement"] == pytest.approx((voc["perceived"] - 1) / voc["perceived"])
