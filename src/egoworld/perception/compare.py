@@ -5,7 +5,9 @@ Sim(3) alignment, as % of the true path length, RPE; `agreement_trajectory`), th
 view video the objects: count MRA per category (VSI-Super-Wild's VOC score), tracking on the per-frame
 detection files both list under the same key (``detections_<view>``: the truth file's rows carry the true
 ``object``; motmetrics IDF1 / MOTA and TrackEval HOTA) and the first / last appearance time error of each
-truth instance matched to a perceived one (by shared boxes when tracked, else by shared visible time).
+truth instance matched to a perceived one (by shared boxes when tracked, else by shared visible time). An
+episode with one video (a kitchen) lists one ``detections`` file (view ``video``); without appearances
+files the instances of the detection files stand for them.
 Question agreement lives in `compare_questions`; `compare_worlds` puts both together.
 """
 
@@ -32,6 +34,9 @@ from egoworld.perception.track import Instance
 from egoworld.perception.trajectory import Trajectory
 from egoworld.world.episode import Episode
 from egoworld.world.folder import find_episodes, load_episode
+
+#: appearance intervals are closed runs of frame times; matching by visible time widens each by this
+PAD_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -125,13 +130,14 @@ def _time_match(truth: list[dict], perceived: list[dict]) -> dict[str, str]:
             continue
         overlap = np.array([[_shared_s(x["intervals"], y["intervals"]) for y in b] for x in a])
         for i, j in zip(*linear_sum_assignment(-overlap), strict=True):
-            if overlap[i, j] > 0 or (a[i]["first_s"] == b[j]["first_s"] and a[i]["last_s"] == b[j]["last_s"]):
+            if overlap[i, j] > 0:
                 out[a[i]["object"]] = b[j]["object"]
     return out
 
 
-def _shared_s(a: list, b: list) -> float:
-    return float(sum(max(0.0, min(x1, y1) - max(x0, y0)) for x0, x1 in a for y0, y1 in b))
+def _shared_s(a: list, b: list, pad: float = PAD_S) -> float:
+    """Seconds two interval lists share, each interval widened by ``pad`` (a one-frame interval has none)."""
+    return float(sum(max(0.0, min(x1, y1) - max(x0, y0) + 2 * pad) for x0, x1 in a for y0, y1 in b))
 
 
 def _detection_files(pair: Pair, pe: Episode, te: Episode) -> dict[str, tuple[Path, Path]]:

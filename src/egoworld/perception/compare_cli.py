@@ -43,6 +43,7 @@ def compare_cmd(
     except (InputFileError, ValueError) as exc:
         fail(exc)
     if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
         write_json(out, res)
     if as_json:
         typer.echo(json.dumps(res, sort_keys=True, allow_nan=False))
