@@ -28,20 +28,13 @@ import time
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from build_beyond3d import two_cores  # the bench scripts' one 2-core pin
+
 QUICK = os.environ.get("EGOWORLD_BENCH_QUICK") == "1"
 WALK_MIN, KITCHEN_MIN = (2.0, 2.0) if QUICK else (10.0, 5.0)
 EPISODES = 2
 FPS = 4.0  # perception needs more than the 1 frame/s the benchmark later samples
 TARGETS = {"VMR": 0.90, "VOO": 0.85, "voc_count_mra": 0.85, "ate_pct": 5.0, "s_per_video_min": 60.0}
-
-
-def two_cores() -> int:
-    """Pin this process (and the processes it starts) to at most 2 cores; returns the number used."""
-    if hasattr(os, "sched_setaffinity"):
-        cores = sorted(os.sched_getaffinity(0))[:2]
-        os.sched_setaffinity(0, cores)
-        return len(cores)
-    return min(2, os.cpu_count() or 1)
 
 
 def say(text: str) -> None:
