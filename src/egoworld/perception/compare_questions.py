@@ -14,7 +14,9 @@ view video and moment (VMR), query frames (VPO), category set and kind (VOO), ca
   ``unmatched_perceived`` / ``unmatched_truth`` say how many had no partner.
 
 Beyond3D: both worlds are built with `build_beyond3d`; samples are matched by id (anchor: episode, object,
-query time, type) and their gold option text compared (only matched questions can be).
+query time, type) and question text (an object–object question of the same anchor may name another visible
+reference object: counted apart, ``same_anchor_other_question``) and their gold option text compared (only
+matched questions can be).
 """
 
 from __future__ import annotations
@@ -176,12 +178,15 @@ def beyond3d_agreement(
         agg = TaskAgreement()
         mine = [s for s in p if s.task == task]
         agg.perceived, agg.truth = len(mine), sum(s.task == task for s in t)
+        other_question = 0
         for s in mine:
             other = theirs.get(s.id)
-            if other is not None:
+            if other is not None and other.question != s.question:
+                other_question += 1  # same anchor, another question (another visible reference object)
+            elif other is not None:
                 agg.matched += 1
                 agg.matched_equal += _gold(other) == _gold(s)
-        row = agg.to_json()
+        row = agg.to_json() | {"same_anchor_other_question": other_question}
         row["agreement"] = row["matched_agreement"]  # Beyond3D: only matched anchors are answered
         row.pop("unanswerable")
         out[task] = row

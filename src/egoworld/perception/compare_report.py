@@ -152,6 +152,11 @@ def render(res: dict) -> str:
             if f["unmatched_perceived"] or f["unmatched_truth"]:
                 warn.append(f"{bench} {task}: {f['unmatched_perceived']} perceived question(s) without a truth-built "
                             f"twin, {f['unmatched_truth']} truth-built question(s) without a perceived twin")  # fmt: skip
+            if f.get("same_anchor_other_question"):
+                warn.append(
+                    f"{bench} {task}: {f['same_anchor_other_question']} anchor(s) asked another question "
+                    "(another reference object) in the two builds"
+                )
             if f.get("unanswerable"):
                 warn.append(
                     f"{bench} {task}: {f['unanswerable']} perceived question(s) the truth cannot answer"
