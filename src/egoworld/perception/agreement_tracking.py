@@ -1,4 +1,5 @@
-"""Perceived instances against exact truth: tracking (motmetrics IDF1 / MOTA on boxes at IoU ≥ 0.5), count
+"""Perceived instances against exact truth: tracking (motmetrics IDF1 / MOTA on boxes at IoU ≥ 0.5; HOTA,
+DetA and AssA by TrackEval's own ``HOTA`` metric, box IoU as the similarity), count
 MRA per category (`egoworld.metrics.mra.mra_linear`, VSI-Super-Wild's VOC score) and the first / last
 appearance time error of each truth object matched to the perceived instance sharing most of its boxes.
 
@@ -75,6 +76,38 @@ def tracking_scores(truth: TruthBoxes, instances: Sequence[Instance], iou: float
         "id_switches": int(summary["num_switches"].iloc[0]),
         "match": {g: h for g, (_, h) in best.items()},
     }
+
+
+def _numbered(names: dict[str, int], items: Sequence[str]) -> np.ndarray:
+    return np.array([names.setdefault(n, len(names)) for n in items], int)
+
+
+def hota_scores(truth: TruthBoxes, instances: Sequence[Instance]) -> dict:
+    """TrackEval HOTA / DetA / AssA (means over its IoU thresholds 0.05 … 0.95) of the perceived instances."""
+    from trackeval.metrics import HOTA
+
+    hyp: dict[float, list[tuple[str, tuple[float, ...]]]] = defaultdict(list)
+    for inst in instances:
+        for t, b in zip(inst.times, inst.boxes, strict=True):
+            hyp[round(t, 6)].append((inst.id, b))
+    gt_names: dict[str, int] = {}
+    tr_names: dict[str, int] = {}
+    data: dict = {"gt_ids": [], "tracker_ids": [], "similarity_scores": []}
+    for t in sorted(set(truth) | set(hyp)):
+        gt, hy = truth.get(t, []), hyp.get(t, [])
+        data["gt_ids"].append(_numbered(gt_names, [g[0] for g in gt]))
+        data["tracker_ids"].append(_numbered(tr_names, [h[0] for h in hy]))
+        gb = np.array([b for _, _, b in gt], float).reshape(-1, 4)
+        hb = np.array([b for _, b in hy], float).reshape(-1, 4)
+        data["similarity_scores"].append(iou_matrix(gb, hb))
+    data |= {
+        "num_gt_ids": len(gt_names),
+        "num_tracker_ids": len(tr_names),
+        "num_gt_dets": sum(len(x) for x in data["gt_ids"]),
+        "num_tracker_dets": sum(len(x) for x in data["tracker_ids"]),
+    }
+    res = HOTA().eval_sequence(data)
+    return {k.lower(): float(np.mean(res[k])) for k in ("HOTA", "DetA", "AssA")}
 
 
 def count_mra(truth: dict[str, int], perceived: dict[str, int]) -> dict:
