@@ -7,7 +7,7 @@ linked or copied in), its four view videos (`egoworld.benchmarks.vsi_wild.views.
 (`egoworld.perception.track`), the tracked per-view detections (``detections_<view>.jsonl``) and
 ``place_visits.jsonl`` / ``places.jsonl`` from the trajectory (`egoworld.perception.places`).
 
-`perceive_kitchen` (`egoworld.perception.perceive_kitchen`) turns a kitchen video and its movement
+`perceive_kitchen` (`egoworld.perception.perceive_kitchen`, above this module) turns a kitchen video and its movement
 annotations into the folder `build beyond3d` reads.
 
 ``episode.json`` ``meta["perception"]`` holds one record per perceived field (backend, version, settings)
@@ -318,13 +318,3 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
     )
     save_episode(ep, folder)
     return folder
-
-
-def perceive_kitchen(video: Path, folder: Path, settings: PerceiveSettings, say: Say) -> Path:
-    """`egoworld.perception.perceive_kitchen.perceive_kitchen` (imported when used)."""
-    from egoworld.perception.perceive_kitchen import perceive_kitchen as run
-
-    return run(video, folder, settings, say)
-
-
-PERCEIVERS = {"walk": perceive_walk, "kitchen": perceive_kitchen}

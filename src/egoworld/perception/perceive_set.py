@@ -12,12 +12,19 @@ import re
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from egoworld.core.files import InputFileError, read_json
 from egoworld.core.folder import WRITING, begin_write, end_write
-from egoworld.perception.perceive import PERCEIVERS, PerceiveSettings
+from egoworld.perception.perceive import PerceiveSettings, Say, perceive_walk
+from egoworld.perception.perceive_kitchen import perceive_kitchen
+
+PERCEIVERS: dict[str, Callable[[Path, Path, PerceiveSettings, Say], Path]] = {
+    "walk": perceive_walk,
+    "kitchen": perceive_kitchen,
+}
 
 
 @dataclass(frozen=True)
