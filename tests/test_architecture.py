@@ -93,6 +93,31 @@ def test_no_import_cycle_between_packages() -> None:
     assert not pairs, "packages that import each other:\n" + "\n".join(pairs)
 
 
+def test_no_import_cycle_between_files() -> None:
+    """No two modules reach each other through imports (function-level ones count: they only hide a cycle)."""
+    modules = {_module_name(p): p for p in SRC.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for mod, path in modules.items():
+        deps = set()
+        for _, target, names in _imports(path):
+            deps |= {f"{target}.{n}" for n in names if f"{target}.{n}" in modules} or {target}
+        graph[mod] = {d for d in deps if d in modules and d != mod}
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = {start}, [start]
+        while todo:
+            for nxt in graph[todo.pop()]:
+                if nxt == goal:
+                    return True
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return False
+
+    cycles = sorted(f"{a} <-> {b}" for a in graph for b in graph[a] if a < b and reaches(b, a))
+    assert not cycles, "modules in an import cycle:\n" + "\n".join(cycles)
+
+
 def test_imports_only_look_down() -> None:
     edges = _edges()
     upward = [
