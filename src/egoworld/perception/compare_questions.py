@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from egoworld.benchmarks.vsi_wild import TASK_ORDER, vmr, voc, voo, vpo
+from egoworld.benchmarks.vsi_wild import TASK_ORDER, vmr, voc, voo
 from egoworld.benchmarks.vsi_wild.balance import Draft
+from egoworld.benchmarks.vsi_wild.build import view_drafts
 from egoworld.benchmarks.vsi_wild.config import BuildConfig, VMRRules
 from egoworld.benchmarks.vsi_wild.source import WalkSource, load_source
 from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER
@@ -74,18 +75,7 @@ class TaskAgreement:
 
 def walk_drafts(src: WalkSource, task: str, cfg: BuildConfig) -> list[Draft]:
     """The builder's candidate questions of one task over the four view videos."""
-    out: list[Draft] = []
-    for v in VIEW_ORDER:
-        path = f"videos/{src.video_id(v)}.mp4"
-        if task == "VMR":
-            out += vmr.drafts(src, v, path, cfg.vmr, cfg.seed)
-        elif task == "VPO":
-            out += vpo.drafts(src, v, path, cfg.vpo, cfg.frames, cfg.seed)
-        elif task == "VOO":
-            out += voo.drafts(src, v, path, cfg.voo, cfg.frames, cfg.seed)
-        else:
-            out += voc.drafts(src, v, path)
-    return out
+    return [d for v in VIEW_ORDER for d in view_drafts(task, src, v, f"videos/{src.video_id(v)}.mp4", cfg)]
 
 
 def _vpo_valid(d: Draft, truth: WalkSource) -> bool:

@@ -124,20 +124,19 @@ def _distributions(samples: Sequence[Sample]) -> dict[str, Any]:
     return out
 
 
+def view_drafts(task: str, src: WalkSource, view: str, path: str, cfg: BuildConfig) -> list[Draft]:
+    """The candidate questions of one task over one view video (before selection)."""
+    if task == "VMR":
+        return vmr.drafts(src, view, path, cfg.vmr, cfg.seed)
+    if task == "VPO":
+        return vpo.drafts(src, view, path, cfg.vpo, cfg.frames, cfg.seed)
+    if task == "VOO":
+        return voo.drafts(src, view, path, cfg.voo, cfg.frames, cfg.seed)
+    return voc.drafts(src, view, path)
+
+
 def _task_drafts(task: str, srcs: list[WalkSource], paths: dict, cfg: BuildConfig) -> list[Draft]:
-    out: list[Draft] = []
-    for src in srcs:
-        for v in VIEW_ORDER:
-            p = paths[(src.id, v)]
-            if task == "VMR":
-                out += vmr.drafts(src, v, p, cfg.vmr, cfg.seed)
-            elif task == "VPO":
-                out += vpo.drafts(src, v, p, cfg.vpo, cfg.frames, cfg.seed)
-            elif task == "VOO":
-                out += voo.drafts(src, v, p, cfg.voo, cfg.frames, cfg.seed)
-            else:
-                out += voc.drafts(src, v, p)
-    return out
+    return [d for src in srcs for v in VIEW_ORDER for d in view_drafts(task, src, v, paths[(src.id, v)], cfg)]
 
 
 def _choose(task: str, drafts: list[Draft], cfg: BuildConfig) -> list[Draft]:
