@@ -14,12 +14,21 @@ from typer.testing import CliRunner
 from egoworld.benchmarks.beyond3d import OC_DISTANCE, OO_DISTANCE, TASK_ORDER
 from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
 from egoworld.cli import app
-from egoworld.perception.agreement_questions import gold_agreement
+from egoworld.perception.compare_questions import beyond3d_sample_agreement
 from egoworld.perception.movements import write_annotations
 from egoworld.world.folder import load_episode
 
 BUILD = BuildConfig(anchors=10, controls=10, seed=0)
 TIME_TYPES = {"visibility", "last_visible_time", "last_placement_time"}
+
+
+def gold_shares(perceived: object, truth: object) -> dict[str, float]:
+    """Per type the perceived world built: the share of its questions whose gold equals the truth's gold of
+    the same question (one the truth does not build counts as a disagreement)."""
+    rows = beyond3d_sample_agreement(perceived.samples, truth.samples)  # type: ignore[attr-defined]
+    return {
+        t: (r["agreement"] or 0.0) * r["matched"] / r["perceived"] for t, r in rows.items() if r["perceived"]
+    }
 
 
 def write_tum(poses: object, path: Path) -> Path:
@@ -87,8 +96,8 @@ def test_perceived_kitchen_builds_visibility_and_time_types(kitchen: dict, truth
     built = set(rep.bench.manifest.tasks)
     assert built >= TIME_TYPES and not built & {OC_DISTANCE, OO_DISTANCE}
     assert "no metric scale" in rep.skipped[OC_DISTANCE]
-    agree = gold_agreement(rep.bench.samples, truth_bench.samples)  # type: ignore[attr-defined]
-    print("\nkitchen gold agreement (no scale):", {t: r["share"] for t, r in agree.items()})
+    agree = gold_shares(rep.bench, truth_bench)
+    print("\nkitchen gold agreement (no scale):", agree)
     assert set(agree) == built
     from egoworld.benchmarks.beyond3d.build import tracks_for
     from egoworld.perception.agreement_visibility import visibility_agreement
@@ -98,7 +107,7 @@ def test_perceived_kitchen_builds_visibility_and_time_types(kitchen: dict, truth
     print("kitchen visibility-track agreement:", vis)
     assert vis == {"states": 1.0, "visible": 1.0}  # the truth's poses and detector: nothing may be lost
     for task in TIME_TYPES:
-        assert agree[task]["share"] >= 0.9, (task, agree[task])
+        assert agree[task] >= 0.9, (task, agree[task])
 
 
 def test_a_metric_trajectory_gives_all_eight_types(kitchen: dict, truth_bench: object) -> None:
@@ -108,9 +117,9 @@ def test_a_metric_trajectory_gives_all_eight_types(kitchen: dict, truth_bench: o
     assert load_episode(out / "kitchen_000").meta["perception"]["poses"]["metric"] is True
     rep = build_beyond3d([out], kitchen["root"] / "b_metric", BUILD)
     assert set(rep.bench.manifest.tasks) == set(TASK_ORDER)
-    agree = gold_agreement(rep.bench.samples, truth_bench.samples)  # type: ignore[attr-defined]
-    print("\nkitchen gold agreement (metric):", {t: r["share"] for t, r in agree.items()})
-    assert min(r["share"] for r in agree.values()) >= 0.9
+    agree = gold_shares(rep.bench, truth_bench)
+    print("\nkitchen gold agreement (metric):", agree)
+    assert set(agree) == set(TASK_ORDER) and min(agree.values()) >= 0.9
 
 
 def test_bad_movements_stop_with_the_file_and_the_fix(kitchen: dict, tmp_path: Path) -> None:

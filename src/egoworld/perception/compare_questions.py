@@ -162,12 +162,19 @@ def beyond3d_agreement(
     with tempfile.TemporaryDirectory() as tmp:
         p = built(perceived, Path(tmp) / "perceived", "perceived")
         t = built(truth, Path(tmp) / "truth", "truth")
-    theirs = {s.id: s for s in t}
+    return beyond3d_sample_agreement(p, t), notes
+
+
+def beyond3d_sample_agreement(perceived: Sequence[Any], truth: Sequence[Any]) -> dict[str, dict]:
+    """Per Beyond3D type (truth's types first), built samples of the two worlds matched by id and question
+    text: the `TaskAgreement` figures with ``agreement`` over matched questions, and the
+    ``same_anchor_other_question`` count (same id, another question)."""
+    theirs = {s.id: s for s in truth}
     out: dict[str, dict] = {}
-    for task in dict.fromkeys([s.task for s in t] + [s.task for s in p]):
+    for task in dict.fromkeys([s.task for s in truth] + [s.task for s in perceived]):
         agg = TaskAgreement()
-        mine = [s for s in p if s.task == task]
-        agg.perceived, agg.truth = len(mine), sum(s.task == task for s in t)
+        mine = [s for s in perceived if s.task == task]
+        agg.perceived, agg.truth = len(mine), sum(s.task == task for s in truth)
         other_question = 0
         for s in mine:
             other = theirs.get(s.id)
@@ -180,4 +187,4 @@ def beyond3d_agreement(
         row["agreement"] = row["matched_agreement"]  # Beyond3D: only matched anchors are answered
         row.pop("unanswerable")
         out[task] = row
-    return out, notes
+    return out
