@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from abc import abstractmethod
 from typing import Any
 
 from egoworld.benchmarks.explore.instances import SceneObject, split_actions
@@ -28,74 +29,78 @@ from egoworld.core.model import Backend, Generation, Model, ModelContext, ModelE
 RENDERER_VERSION = "1"
 
 
-def _initial(benchmark: Benchmark, request: Request, who: str) -> tuple[Any, list[dict[str, Any]]]:
-    try:
-        sample = benchmark.sample(request.sample_id)
-    except KeyError:
-        raise ModelError(
-            f"sample {request.sample_id!r} is not in benchmark {benchmark.name!r}", retryable=False
-        ) from None
-    init = sample.metadata.get("initial_scene")
-    if init is None:
-        raise ModelError(
-            f"sample {request.sample_id} has no initial scene annotation (metadata.initial_scene); "
-            f"{who} needs benchmarks built from worlds",
-            retryable=False,
-        )
-    return sample, init
+class SceneBaseline(Model):
+    """A baseline that answers from a built sample's initial scene: ``scenes`` gives the description after
+    each step asked for (one, or one per segment of a stepwise single-turn prompt)."""
+
+    def __init__(self, benchmark: Benchmark):
+        self.benchmark = benchmark
+
+    def identity(self) -> dict[str, Any]:
+        return {"backend": self.backend, "model": self.backend, "renderer": RENDERER_VERSION}
+
+    @abstractmethod
+    def scenes(self, request: Request, sample: Any, init: list[dict[str, Any]], k: int | None) -> list[str]:
+        """The scene descriptions, one per step (``k``: the list length the prompt asks for, if any)."""
+
+    async def generate(self, request: Request) -> Generation:
+        sample, init = self._initial(request)
+        k = requested_list_length("\n".join(m.text for m in request.messages))
+        scenes = self.scenes(request, sample, init, k)
+        if k is not None:
+            scenes = scenes if len(scenes) == k else [scenes[-1]] * k
+            return Generation(text=json.dumps(scenes, ensure_ascii=False))
+        return Generation(text=scenes[-1])
+
+    def _initial(self, request: Request) -> tuple[Any, list[dict[str, Any]]]:
+        try:
+            sample = self.benchmark.sample(request.sample_id)
+        except KeyError:
+            raise ModelError(
+                f"sample {request.sample_id!r} is not in benchmark {self.benchmark.name!r}", retryable=False
+            ) from None
+        init = sample.metadata.get("initial_scene")
+        if init is None:
+            raise ModelError(
+                f"sample {request.sample_id} has no initial scene annotation (metadata.initial_scene); "
+                f"{self.backend} needs benchmarks built from worlds",
+                retryable=False,
+            )
+        return sample, init
 
 
-class CopyInitialModel(Model):
+def baseline_backend(model: type[SceneBaseline], summary: str) -> Backend:
+    """The ``egoworld.backends`` entry of a baseline: no options; it needs the benchmark being run."""
+
+    def factory(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
+        check_options(options, set(), model.backend)
+        if ctx.benchmark is None:
+            raise ValueError(
+                f"{model.backend}: the baseline needs the benchmark being run (ModelContext.benchmark)"
+            )
+        return model(ctx.benchmark)
+
+    return Backend(model.backend, factory, summary)
+
+
+class CopyInitialModel(SceneBaseline):
     """Describes the initial scene as if no action had happened."""
 
     backend = "copy-initial"
 
-    def __init__(self, benchmark: Benchmark):
-        self.benchmark = benchmark
-
-    def identity(self) -> dict[str, Any]:
-        return {"backend": self.backend, "model": "copy-initial", "renderer": RENDERER_VERSION}
-
-    async def generate(self, request: Request) -> Generation:
-        _, init = _initial(self.benchmark, request, "copy-initial")
-        text = describe_scene([SceneObject.from_json(o, f"sample {request.sample_id}") for o in init])
-        k = requested_list_length("\n".join(m.text for m in request.messages))
-        if k is not None:
-            return Generation(text=json.dumps([text] * k, ensure_ascii=False))
-        return Generation(text=text)
+    def scenes(self, request: Request, sample: Any, init: list[dict[str, Any]], k: int | None) -> list[str]:
+        return [describe_scene([SceneObject.from_json(o, f"sample {request.sample_id}") for o in init])]
 
 
-def _copy_initial(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
-    check_options(options, set(), "copy-initial")
-    if ctx.benchmark is None:
-        raise ValueError("copy-initial: the baseline needs the benchmark being run (ModelContext.benchmark)")
-    return CopyInitialModel(ctx.benchmark)
-
-
-BACKEND = Backend(
-    "copy-initial",
-    _copy_initial,
-    "EXPLORE baseline: describes the initial scene unchanged (needs initial_scene)",
-)
-
-
-class ReplayModel(Model):
+class ReplayModel(SceneBaseline):
     """Replays the action list from the initial scene with the simulator's state machine."""
 
     backend = "replay"
 
-    def __init__(self, benchmark: Benchmark):
-        self.benchmark = benchmark
-
-    def identity(self) -> dict[str, Any]:
-        return {"backend": self.backend, "model": "replay", "renderer": RENDERER_VERSION}
-
-    async def generate(self, request: Request) -> Generation:
+    def scenes(self, request: Request, sample: Any, init: list[dict[str, Any]], k: int | None) -> list[str]:
         from egoworld.sim.actions_replay import ReplayError, replay, visible_objects
 
-        sample, init = _initial(self.benchmark, request, "replay")
         prompt = "\n".join(m.text for m in request.messages)
-        k = requested_list_length(prompt)
         segments = [split_actions(s) for s in re.findall(r"^Segment \d+: (.*)$", prompt, re.M)]
         if k is None or len(segments) != k:
             segments = [split_actions(sample.question)]
@@ -109,21 +114,13 @@ class ReplayModel(Model):
                 scenes.append(describe_scene([SceneObject.from_json(o, "replay") for o in objs]))
         except ReplayError as e:
             raise ModelError(f"sample {request.sample_id}: replay: {e}", retryable=False) from None
-        if k is not None:
-            scenes = scenes if len(scenes) == k else [scenes[-1]] * k
-            return Generation(text=json.dumps(scenes, ensure_ascii=False))
-        return Generation(text=scenes[-1])
+        return scenes
 
 
-def _replay(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
-    check_options(options, set(), "replay")
-    if ctx.benchmark is None:
-        raise ValueError("replay: the baseline needs the benchmark being run (ModelContext.benchmark)")
-    return ReplayModel(ctx.benchmark)
-
-
-REPLAY = Backend(
-    "replay",
-    _replay,
+BACKEND = baseline_backend(
+    CopyInitialModel, "EXPLORE baseline: describes the initial scene unchanged (needs initial_scene)"
+)
+REPLAY = baseline_backend(
+    ReplayModel,
     "EXPLORE baseline: replays the actions from the initial scene with the simulator's state machine",
 )
