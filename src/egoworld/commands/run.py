@@ -143,28 +143,26 @@ def run(
     failed. Exit code 3 means some requests still failed (rerun to retry them).
     """
     from egoworld.core.files import InputFileError
-    from egoworld.core.run_config import RunConfig, bench_options
-    from egoworld.models.spec import model_args_with_flags
+    from egoworld.core.run_config import bench_options
     from egoworld.runner.run import run_benchmark
+    from egoworld.runner.run_flags import run_config_from_flags
 
     try:
         if track:
             from egoworld.campaign.track import parse_track
 
             parse_track(track)
-        args = model_args_with_flags(
-            model_arg,
+        cfg = run_config_from_flags(
+            bench=bench,
+            model=model,
+            out=out,
+            model_arg=model_arg,
             base_url=base_url,
             max_tokens=max_tokens,
             temperature=temperature,
             timeout=timeout,
             api_key_env=api_key_env,
-        )
-        cfg = RunConfig(
-            bench=bench,
-            model=model,
-            out=out,
-            model_args=args,
+            tasks=tasks,
             setting=setting,
             frames=frames,
             frame_policy=frame_policy,
@@ -176,7 +174,6 @@ def run(
             seed=seed,
             epochs=epochs,
             history=history,
-            tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None,
             limit=limit,
             per_task=per_task,
             concurrency=concurrency,

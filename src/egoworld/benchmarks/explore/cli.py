@@ -173,29 +173,24 @@ def explore_run(
 ) -> None:
     """Run a model with an inference strategy: `egoworld run` with EXPLORE's defaults (--setting image,
     --strategy one-go, max_tokens 2048 for server models); kept for older scripts."""
-    from egoworld.core.run_config import RunConfig
-    from egoworld.models.spec import model_args_with_flags
     from egoworld.runner.outcome import finish_run
     from egoworld.runner.run import run_benchmark
+    from egoworld.runner.run_flags import run_config_from_flags
 
     try:
-        args = model_args_with_flags(
-            model_arg,
+        cfg = run_config_from_flags(
+            bench=bench,
+            model=model,
+            out=out,
+            model_arg=model_arg,
             base_url=base_url,
             max_tokens=max_tokens,
             temperature=temperature,
             timeout=timeout,
             api_key_env=api_key_env,
-        )
-        if model.startswith("openai:"):
-            args.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
-        cfg = RunConfig(
-            bench=bench,
-            model=model,
-            out=out,
-            model_args=args,
+            tasks=tasks,
+            server_max_tokens=DEFAULT_MAX_TOKENS,
             setting=setting,
-            tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None,
             limit=limit,
             seed=seed,
             concurrency=concurrency,
