@@ -9,16 +9,13 @@ overlapping by more than ``nms_iou`` are reduced to the best one.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from egoworld.perception.detect import Detection, Frame, clip_box
-from egoworld.perception.detect_hf import check_weights_folder, load_detector
-from egoworld.perception.nms import per_label_nms
-from egoworld.perception.provenance import Provenance
+from egoworld.perception.detect import Detection, Frame
+from egoworld.perception.detect_hf import HFDetector
 
 
 def caption(vocabulary: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
@@ -44,29 +41,21 @@ def token_label_map(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[in
     return out
 
 
-@dataclass
-class GroundingDinoDetector:
-    folder: Path
+@dataclass(kw_only=True)
+class GroundingDinoDetector(HFDetector):
+    MODEL_TYPE = "grounding-dino"
+    EXAMPLE = "IDEA-Research/grounding-dino-tiny"
+
     box_threshold: float = 0.3
-    nms_iou: float = 0.5
-    device: str | None = None
     name: str = "grounding-dino"
-    _loaded: Any = field(default=None, repr=False)
 
-    def __post_init__(self) -> None:
-        self.folder = check_weights_folder(self.folder, "grounding-dino", "IDEA-Research/grounding-dino-tiny")
-
-    def provenance(self) -> Provenance:
-        settings = {"box_threshold": self.box_threshold, "nms_iou": self.nms_iou}
-        return Provenance(self.name, "transformers", settings, weights=self.folder.name)
+    def settings(self) -> dict[str, Any]:
+        return {"box_threshold": self.box_threshold, "nms_iou": self.nms_iou}
 
     def detect(self, frames: Sequence[Frame], vocabulary: Sequence[str]) -> list[list[Detection]]:
         import torch
-        from PIL import Image
 
-        if self._loaded is None:
-            self._loaded = load_detector(self.folder, self.device)
-        processor, model, dev = self._loaded
+        processor = self.loaded()[0]
         words = list(vocabulary)
         text, spans = caption(words)
         offsets = processor.tokenizer(text, return_offsets_mapping=True)["offset_mapping"]
@@ -74,10 +63,7 @@ class GroundingDinoDetector:
         if not labels_of.any(dim=1).all():
             missing = [w for w, row in zip(words, labels_of, strict=True) if not row.any()]
             raise ValueError(f"the vocabulary words {missing} have no tokens in the caption")
-        images = [Image.fromarray(f.image) for f in frames]
-        inputs = processor(images=images, text=[text] * len(images), return_tensors="pt").to(dev)
-        with torch.no_grad():
-            outputs = model(**inputs)
+        outputs = self.forward(frames, text)
         probs = outputs.logits.sigmoid().cpu()  # (B, Q, max_text_len)
         n_tok = min(probs.shape[-1], labels_of.shape[1])
         masked = torch.where(labels_of[None, None, :, :n_tok], probs[:, :, None, :n_tok], torch.tensor(0.0))
@@ -90,10 +76,7 @@ class GroundingDinoDetector:
             boxes = torch.stack(
                 [(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h], -1
             )
-            dets = []
-            for q in torch.nonzero(scores[i] >= self.box_threshold).flatten().tolist():
-                clipped = clip_box(boxes[q].tolist(), w, h)
-                if clipped is not None:
-                    dets.append(Detection(words[int(best[i, q])], clipped, float(scores[i, q])))
-            out.append(per_label_nms(dets, self.nms_iou))
+            kept = torch.nonzero(scores[i] >= self.box_threshold).flatten().tolist()
+            found = ((boxes[q].tolist(), words[int(best[i, q])], float(scores[i, q])) for q in kept)
+            out.append(self.kept(found, f))
         return out

@@ -1,11 +1,19 @@
-"""Loading a Hugging Face zero-shot detector from a local weights folder (no download, ever)."""
+"""A Hugging Face zero-shot detector from a local weights folder (no download, ever): the folder checked
+when the detector is made, the model loaded at first use, frames run through it in one batch, and its boxes
+clipped to the image and reduced per label (`nms`)."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from egoworld.core.files import InputFileError
+from egoworld.perception.detect import Detection, Frame, clip_box
+from egoworld.perception.nms import per_label_nms
+from egoworld.perception.provenance import Provenance
 
 WEIGHT_FILES = (
     "model.safetensors",
@@ -47,3 +55,56 @@ def load_detector(folder: Path, device: str | None) -> tuple[Any, Any, str]:
     processor = AutoProcessor.from_pretrained(folder, local_files_only=True)
     model = AutoModelForZeroShotObjectDetection.from_pretrained(folder, local_files_only=True)
     return processor, model.to(dev).eval(), dev
+
+
+@dataclass
+class HFDetector(ABC):
+    """The part OWLv2 and Grounding DINO share; a backend names its config ``MODEL_TYPE``, a hub id to
+    download (``EXAMPLE``), its ``settings()`` (provenance) and how it turns frames into detections."""
+
+    MODEL_TYPE: ClassVar[str]
+    EXAMPLE: ClassVar[str]
+
+    folder: Path
+    _: KW_ONLY
+    nms_iou: float = 0.5
+    device: str | None = None
+    name: str = ""
+    _loaded: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.folder = check_weights_folder(self.folder, self.MODEL_TYPE, self.EXAMPLE)
+
+    @abstractmethod
+    def settings(self) -> dict[str, Any]:
+        """The detector's settings, as its provenance records them."""
+
+    def provenance(self) -> Provenance:
+        return Provenance(self.name, "transformers", self.settings(), weights=self.folder.name)
+
+    def loaded(self) -> tuple[Any, Any, str]:
+        """(processor, model, device), loaded once."""
+        if self._loaded is None:
+            self._loaded = load_detector(self.folder, self.device)
+        return self._loaded
+
+    def forward(self, frames: Sequence[Frame], text: Any) -> Any:
+        """The model's outputs for ``frames``, each with the text query ``text``."""
+        import torch
+        from PIL import Image
+
+        processor, model, dev = self.loaded()
+        images = [Image.fromarray(f.image) for f in frames]
+        inputs = processor(images=images, text=[text] * len(images), return_tensors="pt").to(dev)
+        with torch.no_grad():
+            return model(**inputs)
+
+    def kept(self, boxes: Iterable[tuple[Sequence[float], str, float]], frame: Frame) -> list[Detection]:
+        """``(box, label, score)`` clipped to the frame (empty boxes dropped), then per-label NMS."""
+        h, w = frame.image.shape[:2]
+        dets = []
+        for box, label, score in boxes:
+            clipped = clip_box(box, w, h)
+            if clipped is not None:
+                dets.append(Detection(label, clipped, score))
+        return per_label_nms(dets, self.nms_iou)
