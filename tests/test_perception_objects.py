@@ -61,10 +61,16 @@ def test_detector_folder_without_weights_names_the_folder_and_the_fix(tmp_path: 
         Owlv2Detector(tmp_path / "absent")
 
 
-def test_vlm_detector_sends_images_and_counts_a_malformed_reply() -> None:
+def test_vlm_detector_sends_images_and_counts_a_malformed_reply(monkeypatch: pytest.MonkeyPatch) -> None:
     from egoworld.models.openai_compat import OpenAICompatModel
+    from egoworld.perception import detect_vlm
     from egoworld.perception.detect_vlm import VlmDetector
     from openai_test_server import FakeOpenAIServer
+
+    encoded: list[float] = []
+    monkeypatch.setattr(
+        detect_vlm, "png_part", lambda f, png=detect_vlm.png_part: encoded.append(f.time_s) or png(f)
+    )
 
     def reply(prompt: str) -> str:
         if "Attempt" in prompt:  # the retry of the malformed frame gets a good answer
@@ -84,6 +90,9 @@ def test_vlm_detector_sends_images_and_counts_a_malformed_reply() -> None:
     assert [d.label for d in out[0]] == ["mug"] and out[0][0].bbox == (10.0, 5.0, 30.0, 25.0)
     assert [d.label for d in out[1]] == ["red cup"] and det.off_vocabulary == 1
     assert det.malformed_replies == 1 and det.malformed == 0
+    assert sorted(encoded) == [0.0, 1.0] and len(srv.bodies) == 3  # the retried frame is not encoded again
+    first, retry = (b for b in srv.bodies if "80x48" in json.dumps(b))
+    assert first["messages"][0]["content"][0] == retry["messages"][0]["content"][0]  # the same image sent
     with FakeOpenAIServer(reply=lambda p: "no boxes, sorry") as srv:
         det = VlmDetector(OpenAICompatModel("fake-vlm-1", base_url=srv.base_url, backoff=0.0), retries=1)
         assert det.detect(_frames(1), VOCAB) == [[]]

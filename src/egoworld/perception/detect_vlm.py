@@ -1,6 +1,6 @@
 """An OpenAI-compatible VLM (e.g. a served Qwen2.5-VL) asked for JSON boxes, as a `Detector`.
 
-Each frame goes as a PNG with the prompt `PROMPT`; the reply must hold a JSON list of
+Each frame goes as a PNG (encoded once, retries included) with the prompt `PROMPT`; the reply must hold a JSON list of
 ``{"label": …, "bbox_2d": [x0, y0, x1, y1]}`` (``bbox`` also accepted) in pixels of the image sent, as
 grounding VLMs answer. HTTP failures are retried by `OpenAICompatModel`; a reply that is not such a list is
 asked again up to ``retries`` times and then counted in ``malformed`` (the frame gets no boxes), never
@@ -71,20 +71,21 @@ class VlmDetector:
             self.name, None, {"retries": self.retries, **self.model.identity()}, self.model.model
         )
 
-    def _request(self, frame: Frame, words: Sequence[str], attempt: int) -> Request:
+    def _request(self, frame: Frame, image: ImagePart, words: Sequence[str], attempt: int) -> Request:
         h, w = frame.image.shape[:2]
         text = PROMPT.format(labels=", ".join(words), width=w, height=h)
         if attempt:
             text += f"\n(Attempt {attempt + 1}: the last reply was not a valid JSON list.)"
         key = f"detect:{frame.time_s}:{attempt}"
-        msg = Message("user", (png_part(frame), TextPart(text)))
+        msg = Message("user", (image, TextPart(text)))
         return Request(key=key, sample_id=key, messages=(msg,), choices=None, permutation=None, epoch=0)
 
     async def _one(self, frame: Frame, words: Sequence[str]) -> list[Detection]:
         wanted = {x.lower(): x for x in words}
         h, w = frame.image.shape[:2]
+        image = png_part(frame)  # encoded once, sent again on each retry
         for attempt in range(self.retries + 1):
-            reply = await self.model.generate(self._request(frame, words, attempt))
+            reply = await self.model.generate(self._request(frame, image, words, attempt))
             try:
                 items = parse_boxes(reply.text)
             except (ValueError, json.JSONDecodeError) as exc:
