@@ -11,7 +11,7 @@ own (not metric).
 from __future__ import annotations
 
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -21,7 +21,13 @@ from egoworld.geometry.cameras import PinholeCamera
 from egoworld.geometry.equirect import FOUR_VIEWS, perspective_sampler, view_camera, view_rotation
 from egoworld.media.index import probe
 from egoworld.perception.provenance import Provenance
-from egoworld.perception.trajectory import Trajectory, fill_unregistered, sampled_frames
+from egoworld.perception.trajectory import (
+    Trajectory,
+    estimator_settings,
+    fill_unregistered,
+    is_panorama,
+    sampled_frames,
+)
 
 
 @dataclass(frozen=True)
@@ -39,16 +45,14 @@ class ColmapEstimator:
     seed: int = 0
 
     def settings(self) -> dict:
-        out = asdict(self)
-        out["camera"] = self.camera.model_dump(mode="json") if self.camera else None
-        return out
+        return estimator_settings(self)
 
     def estimate(self, video: str | Path) -> Trajectory:
         import pycolmap
 
         video = Path(video)
         index = probe(video)
-        pano = self.panorama if self.panorama is not None else index.width == 2 * index.height
+        pano = is_panorama(self.panorama, index)
         views = FOUR_VIEWS if pano else {"": 0.0}
         with tempfile.TemporaryDirectory(prefix="egoworld-colmap-") as tmp:
             work = Path(tmp)

@@ -9,7 +9,7 @@ only while the walker's speed is steady. A panorama is tracked in its front pers
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -20,7 +20,13 @@ from egoworld.geometry.cameras import PinholeCamera
 from egoworld.geometry.equirect import perspective_sampler, view_camera
 from egoworld.media.index import probe
 from egoworld.perception.provenance import Provenance
-from egoworld.perception.trajectory import Trajectory, fill_unregistered, sampled_frames
+from egoworld.perception.trajectory import (
+    Trajectory,
+    estimator_settings,
+    fill_unregistered,
+    is_panorama,
+    sampled_frames,
+)
 
 
 @dataclass(frozen=True)
@@ -37,14 +43,12 @@ class OpenCVOdometry:
     seed: int = 0
 
     def settings(self) -> dict:
-        out = asdict(self)
-        out["camera"] = self.camera.model_dump(mode="json") if self.camera else None
-        return out
+        return estimator_settings(self)
 
     def estimate(self, video: str | Path) -> Trajectory:
         video = Path(video)
         index = probe(video)
-        pano = self.panorama if self.panorama is not None else index.width == 2 * index.height
+        pano = is_panorama(self.panorama, index)
         cam = self.camera
         sampler = None
         if pano:

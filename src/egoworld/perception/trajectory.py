@@ -10,9 +10,9 @@ and the `Provenance` of the backend. `TrajectoryEstimator`: ``estimate(video) ->
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -92,6 +92,18 @@ class TrajectoryEstimator(Protocol):
     """Turns a video into timed world_from_camera poses."""
 
     def estimate(self, video: str | Path) -> Trajectory: ...
+
+
+def estimator_settings(estimator: Any) -> dict[str, Any]:
+    """A dataclass estimator's fields for its provenance, its ``camera`` (a `PinholeCamera` or None) as JSON."""
+    out = asdict(estimator)
+    out["camera"] = estimator.camera.model_dump(mode="json") if estimator.camera else None
+    return out
+
+
+def is_panorama(panorama: bool | None, index: VideoIndex) -> bool:
+    """``panorama`` when given; None: whether the video is an equirectangular 2:1 frame."""
+    return panorama if panorama is not None else index.width == 2 * index.height
 
 
 def fill_unregistered(times_s: F64, registered: NDArray[np.bool_], poses: F64) -> F64:
