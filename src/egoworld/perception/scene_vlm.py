@@ -97,6 +97,12 @@ class SceneVlm:
         )
         return Request(key=key, sample_id=item, messages=messages, choices=None, permutation=None, epoch=0)
 
+    def _keep(self, req: Request, stage: str, status: str, **fields: Any) -> None:
+        """One attempt's row in the store, under the request's key (item: the request's sample id)."""
+        self.store.put(
+            key=req.key, sample_id=req.sample_id, permutation=stage, epoch=0, status=status, **fields
+        )
+
     async def _ask(
         self, stage: str, item: str, images: Sequence[ImagePart], text: str, check: Callable[[str], Any]
     ) -> Any:
@@ -118,31 +124,19 @@ class SceneVlm:
                 gen = await self.model.generate(req)
             except ModelError as exc:
                 reason = f"request failed: {exc.reason}"
-                self.store.put(
-                    key=req.key, sample_id=item, permutation=stage, epoch=0, status="error", error=reason
-                )
+                self._keep(req, stage, "error", error=reason)
                 break
             try:
                 value = check(gen.text)
             except (ValueError, KeyError, TypeError) as exc:
                 st.invalid_replies += 1
                 reason = f"malformed reply ({exc}): {gen.text[:80]!r}"
-                self.store.put(
-                    key=req.key,
-                    sample_id=item,
-                    permutation=stage,
-                    epoch=0,
-                    status="error",
-                    raw=gen.text,
-                    error=reason,
-                )
+                self._keep(req, stage, "error", raw=gen.text, error=reason)
                 continue
-            self.store.put(
-                key=req.key,
-                sample_id=item,
-                permutation=stage,
-                epoch=0,
-                status="ok",
+            self._keep(
+                req,
+                stage,
+                "ok",
                 raw=gen.text,
                 prompt_tokens=gen.prompt_tokens,
                 completion_tokens=gen.completion_tokens,
