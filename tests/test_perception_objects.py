@@ -215,3 +215,14 @@ def test_vocabulary_from_a_vlm_kept_where_the_detector_finds_it(tmp_path: Path) 
             OpenAICompatModel("fake-vlm-1", base_url=srv.base_url, backoff=0.0), retries=1
         )
         assert proposer.propose(_frames(1)) == [] and proposer.malformed == 1
+
+
+@pytest.mark.parametrize(("kind", "hub"), [("owlv2", "google/owlv2"), ("grounding-dino", "IDEA-Research")])
+def test_both_detector_specs_give_the_hf_backend_of_their_kind(tmp_path: Path, kind: str, hub: str) -> None:
+    from egoworld.perception.detect_spec import create_detector
+    from egoworld.perception.detector_spec import make_detector, parse_detector
+
+    for make in (lambda: create_detector(f"{kind}:{tmp_path}"),
+                 lambda: make_detector(parse_detector(f"{kind}:{tmp_path}"), "e", None, 30.0)):  # fmt: skip
+        with pytest.raises(InputFileError, match=f"no config.json .*`hf download {hub}"):
+            make()

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from egoworld.perception.detector_spec import HF_KINDS, hf_detector
+
 SPECS = "vlm | grounding-dino:DIR | owlv2:DIR | file:PATH"
 
 
@@ -17,14 +19,8 @@ def create_detector(spec: str) -> Any:
         return "vlm"
     if not arg:
         raise ValueError(f"--detector {spec!r}: expected {SPECS}")
-    if kind == "grounding-dino":
-        from egoworld.perception.detect_grounding_dino import GroundingDinoDetector
-
-        return GroundingDinoDetector(Path(arg))
-    if kind == "owlv2":
-        from egoworld.perception.detect_owlv2 import Owlv2Detector
-
-        return Owlv2Detector(Path(arg))
+    if kind in HF_KINDS:
+        return hf_detector(kind, arg)
     if kind == "file":
         from egoworld.perception.detect_file import FileDetector
 

@@ -17,6 +17,7 @@ from egoworld.core.files import InputFileError
 from egoworld.perception.detect import Detector
 
 KINDS = ("file", "owlv2", "grounding-dino", "vlm")
+HF_KINDS = ("owlv2", "grounding-dino")
 HELP = "file:PATH (detections JSONL or a folder of them), owlv2:DIR, grounding-dino:DIR, vlm:MODEL@BASE_URL"
 
 
@@ -60,20 +61,25 @@ def detections_file(target: str | Path, episode: str, view: str | None) -> Path:
                          "write one JSONL per video (and view) there")  # fmt: skip
 
 
+def hf_detector(kind: str, folder: str | Path) -> Detector:
+    """The Hugging Face detector ``kind`` (one of `HF_KINDS`) of a local weights folder."""
+    if kind == "owlv2":
+        from egoworld.perception.detect_owlv2 import Owlv2Detector
+
+        return Owlv2Detector(Path(folder))
+    from egoworld.perception.detect_grounding_dino import GroundingDinoDetector
+
+    return GroundingDinoDetector(Path(folder))
+
+
 def make_detector(spec: DetectorSpec, episode: str, view: str | None, fps: float) -> Detector:
     """The backend of ``spec`` for one video (``fps``: its frame rate, for frame-only rows)."""
     if spec.kind == "file":
         from egoworld.perception.detect_file import FileDetector
 
         return FileDetector(detections_file(spec.target, episode, view), fps=fps)
-    if spec.kind == "owlv2":
-        from egoworld.perception.detect_owlv2 import Owlv2Detector
-
-        return Owlv2Detector(Path(spec.target))
-    if spec.kind == "grounding-dino":
-        from egoworld.perception.detect_grounding_dino import GroundingDinoDetector
-
-        return GroundingDinoDetector(Path(spec.target))
+    if spec.kind in HF_KINDS:
+        return hf_detector(spec.kind, spec.target)
     from egoworld.models.openai_compat import OpenAICompatModel
     from egoworld.perception.detect_vlm import VlmDetector
 
