@@ -1,12 +1,9 @@
 """The rasteriser: RGB, depth (range, metres) and per-pixel instance ids of a scene for any camera model.
 
 `Renderer(camera)` draws the primitives with OpenGL (`egoworld.sim.gl`: moderngl, headless) into one or
-more pinhole *faces* and resamples them onto the camera's pixels:
-
-* a pinhole camera is its own single face (no resampling);
-* a fisheye whose field of view fits in one wide pinhole (half-angle ≤ 75°) uses one face whose focal
-  length matches the fisheye's centre, so no part of the image is drawn coarser than the fisheye itself;
-* anything wider (an equirectangular panorama, a 180° fisheye) uses the six faces of a cube.
+more pinhole *faces* laid out in one framebuffer (`egoworld.sim.faces`: a pinhole is its own face, a
+fisheye a centre face and four side faces each sampled at least as finely as the fisheye over the rays it
+covers, a panorama the six faces of a cube) and resamples them onto the camera's pixels.
 
 Each output pixel takes the face pixel nearest to where its own ray (``camera.unproject``) lands, for
 RGB, instance id and range alike: the three images come from one draw and the same samples, so visibility
@@ -23,14 +20,12 @@ nothing of it (back faces are culled).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
-from egoworld.geometry.transforms import rotation_about
 from egoworld.sim.backgrounds import Background, Lighting
 from egoworld.sim.gl import (
     FRAGMENT_SHADER,
@@ -41,19 +36,10 @@ from egoworld.sim.gl import (
     moderngl_module,
     template_meshes,
 )
+from egoworld.sim.faces import face_atlas
 from egoworld.sim.primitives import PrimitiveSet
 
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
-SINGLE_FACE_MAX_DEG = 75.0
-# target_from_face rotations of the cube's faces: front, right, back, left, up, down
-CUBE = (
-    np.eye(3),
-    rotation_about("y", 90.0),
-    rotation_about("y", 180.0),
-    rotation_about("y", -90.0),
-    rotation_about("x", 90.0),
-    rotation_about("x", -90.0),
-)
 _STRIDE = 24  # floats per primitive row
 
 
@@ -64,27 +50,6 @@ class Frame:
     rgb: NDArray[np.uint8]
     depth: NDArray[np.float32]
     ids: NDArray[np.int32]
-
-
-def _faces(camera: Camera, rays: NDArray, valid: NDArray) -> tuple[list[NDArray], PinholeCamera]:
-    """The face rotations and the face camera that cover ``camera``'s valid rays."""
-    if isinstance(camera, PinholeCamera):
-        return [np.eye(3)], camera
-    v = rays[valid]
-    theta = float(np.degrees(np.arccos(np.clip(v[:, 2], -1, 1))).max()) if len(v) else 1.0
-    if isinstance(camera, FisheyeCamera) and theta <= SINGLE_FACE_MAX_DEG:
-        f = max(camera.fx, camera.fy)
-        half = math.radians(theta + 0.5)
-        size = int(math.ceil(2 * f * math.tan(half))) + 2
-        face = PinholeCamera(width=size, height=size, fx=f, fy=f, cx=(size - 1) / 2, cy=(size - 1) / 2)
-        return [np.eye(3)], face
-    if isinstance(camera, EquirectCamera):
-        density = camera.width / (2 * math.pi)
-    else:
-        density = max(camera.fx, camera.fy)  # type: ignore[union-attr]
-    size = int(math.ceil(2 * density)) + 1
-    face = PinholeCamera.from_fov(size, size, 90.0)
-    return list(CUBE), face
 
 
 class Renderer:
@@ -105,32 +70,18 @@ class Renderer:
             valid &= camera.project(np.where(valid[..., None], rays, (0.0, 0.0, 1.0)))[1]
         rays[~valid] = (0.0, 0.0, 1.0)
         self._valid = valid
-        self._valid_flat = np.flatnonzero(valid.ravel())
-        valid_rays = rays.reshape(-1, 3)[self._valid_flat]  # camera frame
-        self._faces, self._face_cam = _faces(camera, rays, valid)
-        fs_w, fs_h = self._face_cam.width, self._face_cam.height
-        if not isinstance(camera, PinholeCamera):  # nearest face pixel of every valid output pixel
-            axes = np.stack([r[:, 2] for r in self._faces])  # face z axes in the camera frame
-            k = np.argmax(valid_rays @ axes.T, axis=1)
-            lut = np.zeros(len(k), np.int64)
-            for f, r in enumerate(self._faces):
-                sel = np.flatnonzero(k == f)
-                fuv, _ = self._face_cam.project(valid_rays[sel] @ r)
-                col = np.clip(np.rint(fuv[:, 0]), 0, fs_w - 1).astype(np.int64)
-                row = np.clip(np.rint(fuv[:, 1]), 0, fs_h - 1).astype(np.int64)
-                lut[sel] = row * (fs_w * len(self._faces)) + f * fs_w + col
-        else:
-            lut = self._valid_flat
-        self._lut_full = np.zeros(h * w, np.int64)
-        self._lut_full[self._valid_flat] = lut
+        valid_flat = np.flatnonzero(valid.ravel())
+        self._atlas = face_atlas(camera, uv.reshape(-1, 2)[valid_flat], rays.reshape(-1, 3)[valid_flat])
+        # every output pixel's atlas pixel; pixels outside the image read the spare one (never drawn)
+        self._lut_full = np.full(h * w, self._atlas.spare, np.int64)
+        self._lut_full[valid_flat] = self._atlas.lookup
         self._valid_full = valid.ravel()
-        self._invalid_full = np.flatnonzero(~self._valid_full)
         self._rays_full = rays.reshape(-1, 3).astype(np.float32)
         collect()  # free what earlier renderers left behind before allocating
         ctx = context()
         self._ctx = ctx
         self._prog = ctx.program(vertex_shader=VERTEX_SHADER, fragment_shader=FRAGMENT_SHADER)
-        size = (fs_w * len(self._faces), fs_h)
+        size = (self._atlas.width, self._atlas.height)
         self._fbo = ctx.framebuffer(
             color_attachments=[
                 ctx.renderbuffer(size, 4),
@@ -150,14 +101,7 @@ class Renderer:
         self._inst_buf: dict[int, object] = {}
         self._vaos: dict[int, object] = {}
         self._moderngl = moderngl
-        fc = self._face_cam
         gl_far = far * 4 + 10.0
-        self._prog["proj"].value = (
-            2 * fc.fx / fs_w,
-            2 * fc.fy / fs_h,
-            (2 * fc.cx + 1) / fs_w - 1,
-            (2 * fc.cy + 1) / fs_h - 1,
-        )
         self._prog["depth_ab"].value = (
             (gl_far + near) / (gl_far - near),
             -2 * gl_far * near / (gl_far - near),
@@ -205,7 +149,7 @@ class Renderer:
         )
         fbo = self._fbo
         fbo.use()
-        fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)  # alpha 0: nothing drawn (told apart from id 0)
+        fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)  # range 0: nothing drawn (told apart from id 0)
         ctx.enable(mgl.DEPTH_TEST | mgl.CULL_FACE)
         ctx.front_face = "cw"
         self._grain.use(location=0)
@@ -228,36 +172,43 @@ class Renderer:
             rows[:, 23] = p.inst
             for kind in np.unique(p.kind):
                 rows_by_kind[int(kind)] = np.ascontiguousarray(rows[p.kind == kind])
-        fs_w, fs_h = self._face_cam.width, self._face_cam.height
+        vaos = [(self._vao(kind, rows_k), len(rows_k)) for kind, rows_k in rows_by_kind.items()]
         world_from_cam = pose[:3, :3]
-        for f, r_face in enumerate(self._faces):
-            world_from_face = world_from_cam @ r_face
+        for face in self._atlas.faces:
+            fc = face.camera
+            world_from_face = world_from_cam @ face.rotation
             view = np.eye(4)
             view[:3, :3] = world_from_face.T
             view[:3, 3] = -world_from_face.T @ origin
             prog["face_from_world"].write(view.T.astype(np.float32).tobytes())
-            ctx.viewport = (f * fs_w, 0, fs_w, fs_h)
-            for kind, rows_k in rows_by_kind.items():
-                vao = self._vao(kind, rows_k)
-                vao.render(mgl.TRIANGLES, instances=len(rows_k))  # type: ignore[attr-defined]
+            prog["proj"].value = (
+                2 * fc.fx / fc.width,
+                2 * fc.fy / fc.height,
+                (2 * fc.cx + 1) / fc.width - 1,
+                (2 * fc.cy + 1) / fc.height - 1,
+            )
+            ctx.viewport = (face.x0, face.y0, fc.width, fc.height)
+            for vao, count in vaos:
+                vao.render(mgl.TRIANGLES, instances=count)  # type: ignore[attr-defined]
         ctx.finish()
-        rgba = np.frombuffer(fbo.read(components=4, attachment=0), np.uint32)  # RGBA bytes in one word
+        rgb = np.frombuffer(fbo.read(components=3, attachment=0), np.uint8).reshape(-1, 3)
         ids = np.frombuffer(fbo.read(components=1, attachment=1, dtype="i4"), np.int32)
         rng = np.frombuffer(fbo.read(components=1, attachment=2, dtype="f4"), np.float32)
-        return rgba, ids, rng
+        return rgb, ids, rng
 
     def render(self, prims: PrimitiveSet, world_from_camera: NDArray, background: Background) -> Frame:
         """Render the primitives (and background) seen from pose ``world_from_camera`` (4×4)."""
         pose = np.asarray(world_from_camera, dtype=np.float64)
         # the background last: the depth test then skips shading most of it (drawn over by the scene)
         scene = PrimitiveSet.concat([prims, background.parts(pose[:3, 3], self.far)])
-        rgba_f, ids_f, rng_f = self._draw(scene, pose, background.lighting())
+        rgb_f, ids_f, rng_f = self._draw(scene, pose, background.lighting())
         lut = self._lut_full
-        rgba = np.take(rgba_f, lut)
+        rgb = np.take(rgb_f, lut, axis=0)
         ids = np.take(ids_f, lut)
         depth = np.take(rng_f, lut)
-        rgba[self._invalid_full] = 0
-        undrawn = np.flatnonzero((rgba >> 24) == 0)  # outside the image, or a ray that met nothing
+        # never drawn (the range buffer is cleared to 0; a drawn surface lies ≥ near): outside the image
+        # (the spare pixel), or a ray that met nothing
+        undrawn = np.flatnonzero(depth <= 0.0)
         ids[undrawn] = 0
         depth[undrawn] = np.nan
         undrawn = undrawn[self._valid_full[undrawn]]
@@ -267,9 +218,7 @@ class Renderer:
             dirs = d[:, 0:1] * r[:, 0] + d[:, 1:2] * r[:, 1] + d[:, 2:3] * r[:, 2]
             t = background.distance(pose[:3, 3], dirs)
             t = np.where(t > self.near, t, np.inf).astype(np.float32)
-            col = np.clip(background.color(pose[:3, 3], dirs, t) * 255 + 0.5, 0, 255).astype(np.uint32)
-            rgba[undrawn] = col[:, 0] | (col[:, 1] << 8) | (col[:, 2] << 16)
+            rgb[undrawn] = np.clip(background.color(pose[:3, 3], dirs, t) * 255 + 0.5, 0, 255).astype(np.uint8)
             depth[undrawn] = t
-        rgb = np.ascontiguousarray(rgba.view(np.uint8).reshape(-1, 4)[:, :3])
         h, w = self.camera.height, self.camera.width
         return Frame(rgb.reshape(h, w, 3), depth.reshape(h, w), ids.reshape(h, w))
