@@ -65,14 +65,20 @@ class Atlas:
         return self.width - 1
 
 
-def _row(faces: list[tuple[NDArray[np.float64], PinholeCamera]], k: NDArray, rays: NDArray) -> Atlas:
-    """Faces placed left to right (one spare column on the right) and each ray ``rays[i]`` looked up on
-    face ``k[i]``."""
-    placed, x = [], 0
+def _pack(faces: list[tuple[NDArray[np.float64], PinholeCamera]], k: NDArray, rays: NDArray) -> Atlas:
+    """Faces packed on shelves (next fit: a new shelf when the next face would pass the width of the faces
+    that are taller than wide, side by side) with one spare column on the right, and each ray ``rays[i]``
+    looked up on face ``k[i]``."""
+    limit = max(sum(c.width for _, c in faces if c.height >= c.width), max(c.width for _, c in faces))
+    placed, x, y, shelf_h, width = [], 0, 0, 0, 0
     for rotation, cam in faces:
-        placed.append(Face(rotation, cam, x, 0))
+        if x + cam.width > limit:
+            x, y, shelf_h = 0, y + shelf_h, 0
+        placed.append(Face(rotation, cam, x, y))
         x += cam.width
-    width = x + 1
+        shelf_h = max(shelf_h, cam.height)
+        width = max(width, x)
+    width += 1
     lut = np.zeros(len(rays), np.int64)
     for f, face in enumerate(placed):
         sel = np.flatnonzero(k == f)
@@ -80,7 +86,7 @@ def _row(faces: list[tuple[NDArray[np.float64], PinholeCamera]], k: NDArray, ray
         col = np.clip(np.rint(fuv[:, 0]), 0, face.camera.width - 1).astype(np.int64)
         row = np.clip(np.rint(fuv[:, 1]), 0, face.camera.height - 1).astype(np.int64)
         lut[sel] = (face.y0 + row) * width + face.x0 + col
-    return Atlas(tuple(placed), width, max(cam.height for _, cam in faces), lut)
+    return Atlas(tuple(placed), width, y + shelf_h, lut)
 
 
 def _fisheye_atlas(camera: FisheyeCamera, uv: NDArray[np.float64], rays: NDArray[np.float64]) -> Atlas:
@@ -120,13 +126,13 @@ def _fisheye_atlas(camera: FisheyeCamera, uv: NDArray[np.float64], rays: NDArray
         cam = PinholeCamera(width=width, height=height, fx=focal, fy=focal, cx=1.0 - lo[0], cy=1.0 - lo[1])
         k[sel] = len(faces)
         faces.append((rotation, cam))
-    return _row(faces, k, rays)
+    return _pack(faces, k, rays)
 
 
 def face_atlas(camera: Camera, uv: NDArray[np.float64], rays: NDArray[np.float64]) -> Atlas:
     """The faces that cover ``camera``'s valid pixels ``uv`` ``(N, 2)`` whose rays are ``rays`` ``(N, 3)``."""
     if isinstance(camera, PinholeCamera):
-        return _row([(np.eye(3), camera)], np.zeros(len(rays), np.int64), rays)
+        return _pack([(np.eye(3), camera)], np.zeros(len(rays), np.int64), rays)
     theta = float(np.degrees(np.arccos(np.clip(rays[:, 2], -1, 1))).max()) if len(rays) else 1.0
     if isinstance(camera, FisheyeCamera) and theta <= SINGLE_FACE_MAX_DEG:
         return _fisheye_atlas(camera, uv, rays)
@@ -137,4 +143,4 @@ def face_atlas(camera: Camera, uv: NDArray[np.float64], rays: NDArray[np.float64
     size = int(math.ceil(2 * density)) + 1
     face = PinholeCamera.from_fov(size, size, 90.0)
     k = np.argmax(rays @ np.stack([r[:, 2] for r in CUBE]).T, axis=1)  # the face whose axis is nearest
-    return _row([(r, face) for r in CUBE], k, rays)
+    return _pack([(r, face) for r in CUBE], k, rays)

@@ -102,25 +102,48 @@ class Renderer:
         self._vaos: dict[int, object] = {}
         self._moderngl = moderngl
         gl_far = far * 4 + 10.0
+        self._proj = [
+            (
+                2 * f.camera.fx / f.camera.width,
+                2 * f.camera.fy / f.camera.height,
+                (2 * f.camera.cx + 1) / f.camera.width - 1,
+                (2 * f.camera.cy + 1) / f.camera.height - 1,
+            )
+            for f in self._atlas.faces
+        ]
         self._prog["depth_ab"].value = (
             (gl_far + near) / (gl_far - near),
             -2 * gl_far * near / (gl_far - near),
         )
+
+    @staticmethod
+    def _in_frustum(c: NDArray, radius: NDArray, proj: tuple[float, float, float, float]) -> NDArray[np.bool_]:
+        """Whether spheres (centres ``c`` in the face frame, ``radius``) reach into the face's view volume:
+        x/z and y/z within the bounds where the projection ``proj`` puts them inside the viewport."""
+        inside = c[:, 2] > -radius
+        for axis, scale, offset in ((0, proj[0], proj[2]), (1, proj[1], proj[3])):
+            for bound, sign in (((-1 - offset) / scale, 1.0), ((1 - offset) / scale, -1.0)):
+                # plane through the camera centre: sign * (v - bound * z) >= 0 inside
+                dist = sign * (c[:, axis] - bound * c[:, 2]) / np.hypot(1.0, bound)
+                inside &= dist > -radius
+        return inside
 
     @property
     def valid_mask(self) -> NDArray[np.bool_]:
         """Pixels that belong to the image (inside the fisheye circle)."""
         return self._valid.copy()
 
-    def _vao(self, kind: int, rows: NDArray[np.float32]) -> object:
-        buf = self._inst_buf.get(kind)
+    def _vao(self, key: tuple[int, int], rows: NDArray[np.float32]) -> object:
+        """The vertex array of ``key`` = (face, shape kind) with ``rows`` as its instances (one instance buffer
+        per face: a buffer is never rewritten while an earlier face's draw may still read it)."""
+        buf = self._inst_buf.get(key)
         if buf is None or buf.size < rows.nbytes:  # type: ignore[attr-defined]
             buf = self._ctx.buffer(reserve=max(rows.nbytes, 4096) * 2)
-            self._inst_buf[kind] = buf
-            self._vaos[kind] = self._ctx.vertex_array(
+            self._inst_buf[key] = buf
+            self._vaos[key] = self._ctx.vertex_array(
                 self._prog,
                 [
-                    (self._templates[kind], "3f 3f", "t_pos", "t_nrm"),
+                    (self._templates[key[1]], "3f 3f", "t_pos", "t_nrm"),
                     (
                         buf,
                         "3f 3f 3f 3f 3f 3f 3f 3f/i",
@@ -137,7 +160,7 @@ class Renderer:
                 skip_errors=True,
             )
         buf.write(rows.tobytes())  # type: ignore[attr-defined]
-        return self._vaos[kind]
+        return self._vaos[key]
 
     def _draw(self, prims: PrimitiveSet, pose: NDArray, lt: Lighting) -> tuple[NDArray, NDArray, NDArray]:
         """Draw every face; the face buffers ``(rgba (N,) uint32, ids (N,), range (N,))`` over all face pixels
@@ -158,38 +181,35 @@ class Renderer:
         prog["lamp_power"].value = float(lt.lamp_power)
         prog["haze_m"].value = float(lt.haze_m)
         prog["haze_color"].value = tuple(float(x) for x in lt.haze_color)
-        rows_by_kind = {}
-        if len(keep):
-            p = prims.take(keep)
-            rows = np.empty((len(p), _STRIDE), np.float32)
-            rows[:, 0:3] = p.center
-            rows[:, 3:12] = p.rot.transpose(0, 2, 1).reshape(-1, 9)  # columns of R, one after the other
-            rows[:, 12:15] = p.half
-            rows[:, 15:18] = p.color
-            rows[:, 18:21] = p.color2
-            rows[:, 21] = p.pattern
-            rows[:, 22] = p.scale
-            rows[:, 23] = p.inst
-            for kind in np.unique(p.kind):
-                rows_by_kind[int(kind)] = np.ascontiguousarray(rows[p.kind == kind])
-        vaos = [(self._vao(kind, rows_k), len(rows_k)) for kind, rows_k in rows_by_kind.items()]
+        rows = np.empty((len(keep), _STRIDE), np.float32)
+        p = prims.take(keep)
+        rows[:, 0:3] = p.center
+        rows[:, 3:12] = p.rot.transpose(0, 2, 1).reshape(-1, 9)  # columns of R, one after the other
+        rows[:, 12:15] = p.half
+        rows[:, 15:18] = p.color
+        rows[:, 18:21] = p.color2
+        rows[:, 21] = p.pattern
+        rows[:, 22] = p.scale
+        rows[:, 23] = p.inst
+        rel, radius = p.center - origin, p.bounding_radius()
         world_from_cam = pose[:3, :3]
-        for face in self._atlas.faces:
-            fc = face.camera
+        for f, face in enumerate(self._atlas.faces):
             world_from_face = world_from_cam @ face.rotation
             view = np.eye(4)
             view[:3, :3] = world_from_face.T
             view[:3, 3] = -world_from_face.T @ origin
+            proj = self._proj[f]
+            on_face = np.flatnonzero(self._in_frustum(rel @ world_from_face, radius, proj))
+            if not len(on_face):
+                continue
             prog["face_from_world"].write(view.T.astype(np.float32).tobytes())
-            prog["proj"].value = (
-                2 * fc.fx / fc.width,
-                2 * fc.fy / fc.height,
-                (2 * fc.cx + 1) / fc.width - 1,
-                (2 * fc.cy + 1) / fc.height - 1,
-            )
-            ctx.viewport = (face.x0, face.y0, fc.width, fc.height)
-            for vao, count in vaos:
-                vao.render(mgl.TRIANGLES, instances=count)  # type: ignore[attr-defined]
+            prog["proj"].value = proj
+            ctx.viewport = (face.x0, face.y0, face.camera.width, face.camera.height)
+            kinds = p.kind[on_face]
+            for kind in np.unique(kinds):  # in scene order within a kind (depth ties resolve the same)
+                rows_k = np.ascontiguousarray(rows[on_face[kinds == kind]])
+                vao = self._vao((f, int(kind)), rows_k)
+                vao.render(mgl.TRIANGLES, instances=len(rows_k))  # type: ignore[attr-defined]
         ctx.finish()
         rgb = np.frombuffer(fbo.read(components=3, attachment=0), np.uint8).reshape(-1, 3)
         ids = np.frombuffer(fbo.read(components=1, attachment=1, dtype="i4"), np.int32)
