@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 
 from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
 from egoworld.sim.backgrounds import Background, Lighting
+from egoworld.sim.faces import face_atlas
 from egoworld.sim.gl import (
     FRAGMENT_SHADER,
     VERTEX_SHADER,
@@ -36,7 +37,6 @@ from egoworld.sim.gl import (
     moderngl_module,
     template_meshes,
 )
-from egoworld.sim.faces import face_atlas
 from egoworld.sim.primitives import PrimitiveSet
 
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
@@ -117,7 +117,9 @@ class Renderer:
         )
 
     @staticmethod
-    def _in_frustum(c: NDArray, radius: NDArray, proj: tuple[float, float, float, float]) -> NDArray[np.bool_]:
+    def _in_frustum(
+        c: NDArray, radius: NDArray, proj: tuple[float, float, float, float]
+    ) -> NDArray[np.bool_]:
         """Whether spheres (centres ``c`` in the face frame, ``radius``) reach into the face's view volume:
         x/z and y/z within the bounds where the projection ``proj`` puts them inside the viewport."""
         inside = c[:, 2] > -radius
@@ -238,7 +240,9 @@ class Renderer:
             dirs = d[:, 0:1] * r[:, 0] + d[:, 1:2] * r[:, 1] + d[:, 2:3] * r[:, 2]
             t = background.distance(pose[:3, 3], dirs)
             t = np.where(t > self.near, t, np.inf).astype(np.float32)
-            rgb[undrawn] = np.clip(background.color(pose[:3, 3], dirs, t) * 255 + 0.5, 0, 255).astype(np.uint8)
+            rgb[undrawn] = np.clip(background.color(pose[:3, 3], dirs, t) * 255 + 0.5, 0, 255).astype(
+                np.uint8
+            )
             depth[undrawn] = t
         h, w = self.camera.height, self.camera.width
         return Frame(rgb.reshape(h, w, 3), depth.reshape(h, w), ids.reshape(h, w))
