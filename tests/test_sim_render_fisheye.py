@@ -33,7 +33,7 @@ def test_every_pixel_has_its_own_face_pixel_and_fewer_are_drawn() -> None:
     faces hold under 0.7 of the pixels of one wide pinhole face at the fisheye's centre focal length."""
     camera = aria_fisheye(448)
     r = Renderer(camera)
-    atlas = r._atlas
+    atlas = r.atlas
     lookup = atlas.lookup
     assert len(np.unique(lookup)) == len(lookup) == r.valid_mask.sum()
     drawn = sum(f.camera.width * f.camera.height for f in atlas.faces)

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
 from egoworld.sim.backgrounds import Background, Lighting
-from egoworld.sim.faces import face_atlas
+from egoworld.sim.faces import Atlas, face_atlas
 from egoworld.sim.gl import (
     FRAGMENT_SHADER,
     VERTEX_SHADER,
@@ -129,6 +129,11 @@ class Renderer:
                 dist = sign * (c[:, axis] - bound * c[:, 2]) / np.hypot(1.0, bound)
                 inside &= dist > -radius
         return inside
+
+    @property
+    def atlas(self) -> Atlas:
+        """The faces this renderer draws and where each output pixel reads them."""
+        return self._atlas
 
     @property
     def valid_mask(self) -> NDArray[np.bool_]:
