@@ -16,6 +16,9 @@ world sets.
    Target: each set under one hour on 2 cores. On Ray the same sets run with
    ``egoworld world synth … --executor ray --address auto`` (one task per episode).
 
+   The rasteriser's CPU time is also split into phases (``phases``: draw calls, GL finish, read-back,
+   numpy remap). Load: the one-minute load average is printed with the figures (``load_1min``).
+
 Environment: EGOWORLD_BENCH_FRAMES (frames per speed measurement, default 24), EGOWORLD_BENCH_PAPER.
 Ends with one JSON line of figures.
 """
@@ -47,6 +50,66 @@ def _timed(fn, n: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
     for i in range(n):
         fn(i)
     return n / (time.perf_counter() - w), n / (time.process_time() - c)
+
+
+class _Timed:
+    """A proxy that adds the CPU time of the named methods of ``inner`` to ``totals[key]``."""
+
+    def __init__(self, inner: object, totals: dict[str, float], names: dict[str, str]) -> None:
+        object.__setattr__(self, "_inner", inner)
+        object.__setattr__(self, "_totals", totals)
+        object.__setattr__(self, "_names", names)
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        attr = getattr(self._inner, name)
+        key = self._names.get(name)
+        if key is None:
+            return attr
+
+        def timed(*args, **kw):  # type: ignore[no-untyped-def]
+            c = time.process_time()
+            try:
+                return attr(*args, **kw)
+            finally:
+                self._totals[key] = self._totals.get(key, 0.0) + time.process_time() - c
+
+        return timed
+
+    def __setattr__(self, name: str, value: object) -> None:
+        setattr(self._inner, name, value)
+
+
+def phases(renderer, frames, background, n: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """CPU ms per frame of the rasteriser's phases: scene rows and draw calls (vertex work on the calling
+    thread), the GL finish (rasterising and shading), the read-back, and the numpy remap onto the camera's
+    pixels (with the scene/background concatenation and the sky fill)."""
+    totals: dict[str, float] = {}
+    renderer._ctx = _Timed(renderer._ctx, totals, {"finish": "finish"})
+    renderer._fbo = _Timed(renderer._fbo, totals, {"read": "read"})
+    draw = renderer._draw
+
+    def timed_draw(*args):  # type: ignore[no-untyped-def]
+        c = time.process_time()
+        try:
+            return draw(*args)
+        finally:
+            totals["draw"] = totals.get("draw", 0.0) + time.process_time() - c
+
+    renderer._draw = timed_draw
+    renderer.render(*frames[0], background)
+    totals.clear()
+    c = time.process_time()
+    for i in range(n):
+        renderer.render(*frames[i % len(frames)], background)
+    total = time.process_time() - c
+    ms = {
+        "draw_calls": totals["draw"] - totals["finish"] - totals["read"],
+        "gl_finish": totals["finish"],
+        "readback": totals["read"],
+        "remap": total - totals["draw"],
+        "total": total,
+    }
+    return {k: round(v / n * 1000, 2) for k, v in ms.items()}
 
 
 def speed(n: int) -> dict[str, float]:
@@ -84,6 +147,9 @@ def speed(n: int) -> dict[str, float]:
             figures[f"{name}_{kind}_fps"] = round(wall, 2)
             figures[f"{name}_{kind}_cpu_fps"] = round(cpu, 2)
             print(f"{name:<20} {kind:<8} {wall:7.1f} frames/s wall, {cpu:7.1f} frames/s CPU")
+        split = phases(Renderer(camera, far=far), frames, background, n)
+        figures |= {f"{name}_raster_{k}_cpu_ms": v for k, v in split.items()}
+        print(f"{name:<20} raster CPU ms per frame: " + ", ".join(f"{k} {v:.2f}" for k, v in split.items()))
         figures[f"{name}_ratio"] = round(fps["raster"][0] / fps["raycast"][0], 2)
         figures[f"{name}_ratio_cpu"] = round(fps["raster"][1] / fps["raycast"][1], 2)
         print(
@@ -142,6 +208,8 @@ def main() -> None:
     if os.environ.get("EGOWORLD_BENCH_PAPER"):
         with tempfile.TemporaryDirectory() as tmp:
             figures |= paper_sets(Path(tmp))
+    figures["load_1min"] = round(os.getloadavg()[0], 2)
+    figures["cores"] = os.cpu_count() or 0
     print(json.dumps({"bench": "sim_render", "frames": n, **figures}, sort_keys=True))
 
 

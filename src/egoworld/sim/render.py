@@ -1,12 +1,9 @@
 """The rasteriser: RGB, depth (range, metres) and per-pixel instance ids of a scene for any camera model.
 
 `Renderer(camera)` draws the primitives with OpenGL (`egoworld.sim.gl`: moderngl, headless) into one or
-more pinhole *faces* and resamples them onto the camera's pixels:
-
-* a pinhole camera is its own single face (no resampling);
-* a fisheye whose field of view fits in one wide pinhole (half-angle ≤ 75°) uses one face whose focal
-  length matches the fisheye's centre, so no part of the image is drawn coarser than the fisheye itself;
-* anything wider (an equirectangular panorama, a 180° fisheye) uses the six faces of a cube.
+more pinhole *faces* laid out in one framebuffer (`egoworld.sim.faces`: a pinhole is its own face, a
+fisheye a centre face and four side faces each sampled at least as finely as the fisheye over the rays it
+covers, a panorama the six faces of a cube) and resamples them onto the camera's pixels.
 
 Each output pixel takes the face pixel nearest to where its own ray (``camera.unproject``) lands, for
 RGB, instance id and range alike: the three images come from one draw and the same samples, so visibility
@@ -23,15 +20,14 @@ nothing of it (back faces are culled).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
-from egoworld.geometry.transforms import rotation_about
 from egoworld.sim.backgrounds import Background, Lighting
+from egoworld.sim.faces import Atlas, face_atlas
 from egoworld.sim.gl import (
     FRAGMENT_SHADER,
     VERTEX_SHADER,
@@ -44,16 +40,6 @@ from egoworld.sim.gl import (
 from egoworld.sim.primitives import PrimitiveSet
 
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
-SINGLE_FACE_MAX_DEG = 75.0
-# target_from_face rotations of the cube's faces: front, right, back, left, up, down
-CUBE = (
-    np.eye(3),
-    rotation_about("y", 90.0),
-    rotation_about("y", 180.0),
-    rotation_about("y", -90.0),
-    rotation_about("x", 90.0),
-    rotation_about("x", -90.0),
-)
 _STRIDE = 24  # floats per primitive row
 
 
@@ -64,27 +50,6 @@ class Frame:
     rgb: NDArray[np.uint8]
     depth: NDArray[np.float32]
     ids: NDArray[np.int32]
-
-
-def _faces(camera: Camera, rays: NDArray, valid: NDArray) -> tuple[list[NDArray], PinholeCamera]:
-    """The face rotations and the face camera that cover ``camera``'s valid rays."""
-    if isinstance(camera, PinholeCamera):
-        return [np.eye(3)], camera
-    v = rays[valid]
-    theta = float(np.degrees(np.arccos(np.clip(v[:, 2], -1, 1))).max()) if len(v) else 1.0
-    if isinstance(camera, FisheyeCamera) and theta <= SINGLE_FACE_MAX_DEG:
-        f = max(camera.fx, camera.fy)
-        half = math.radians(theta + 0.5)
-        size = int(math.ceil(2 * f * math.tan(half))) + 2
-        face = PinholeCamera(width=size, height=size, fx=f, fy=f, cx=(size - 1) / 2, cy=(size - 1) / 2)
-        return [np.eye(3)], face
-    if isinstance(camera, EquirectCamera):
-        density = camera.width / (2 * math.pi)
-    else:
-        density = max(camera.fx, camera.fy)  # type: ignore[union-attr]
-    size = int(math.ceil(2 * density)) + 1
-    face = PinholeCamera.from_fov(size, size, 90.0)
-    return list(CUBE), face
 
 
 class Renderer:
@@ -105,32 +70,18 @@ class Renderer:
             valid &= camera.project(np.where(valid[..., None], rays, (0.0, 0.0, 1.0)))[1]
         rays[~valid] = (0.0, 0.0, 1.0)
         self._valid = valid
-        self._valid_flat = np.flatnonzero(valid.ravel())
-        valid_rays = rays.reshape(-1, 3)[self._valid_flat]  # camera frame
-        self._faces, self._face_cam = _faces(camera, rays, valid)
-        fs_w, fs_h = self._face_cam.width, self._face_cam.height
-        if not isinstance(camera, PinholeCamera):  # nearest face pixel of every valid output pixel
-            axes = np.stack([r[:, 2] for r in self._faces])  # face z axes in the camera frame
-            k = np.argmax(valid_rays @ axes.T, axis=1)
-            lut = np.zeros(len(k), np.int64)
-            for f, r in enumerate(self._faces):
-                sel = np.flatnonzero(k == f)
-                fuv, _ = self._face_cam.project(valid_rays[sel] @ r)
-                col = np.clip(np.rint(fuv[:, 0]), 0, fs_w - 1).astype(np.int64)
-                row = np.clip(np.rint(fuv[:, 1]), 0, fs_h - 1).astype(np.int64)
-                lut[sel] = row * (fs_w * len(self._faces)) + f * fs_w + col
-        else:
-            lut = self._valid_flat
-        self._lut_full = np.zeros(h * w, np.int64)
-        self._lut_full[self._valid_flat] = lut
+        valid_flat = np.flatnonzero(valid.ravel())
+        self._atlas = face_atlas(camera, uv.reshape(-1, 2)[valid_flat], rays.reshape(-1, 3)[valid_flat])
+        # every output pixel's atlas pixel; pixels outside the image read the spare one (never drawn)
+        self._lut_full = np.full(h * w, self._atlas.spare, np.int64)
+        self._lut_full[valid_flat] = self._atlas.lookup
         self._valid_full = valid.ravel()
-        self._invalid_full = np.flatnonzero(~self._valid_full)
         self._rays_full = rays.reshape(-1, 3).astype(np.float32)
         collect()  # free what earlier renderers left behind before allocating
         ctx = context()
         self._ctx = ctx
         self._prog = ctx.program(vertex_shader=VERTEX_SHADER, fragment_shader=FRAGMENT_SHADER)
-        size = (fs_w * len(self._faces), fs_h)
+        size = (self._atlas.width, self._atlas.height)
         self._fbo = ctx.framebuffer(
             color_attachments=[
                 ctx.renderbuffer(size, 4),
@@ -150,33 +101,56 @@ class Renderer:
         self._inst_buf: dict[int, object] = {}
         self._vaos: dict[int, object] = {}
         self._moderngl = moderngl
-        fc = self._face_cam
         gl_far = far * 4 + 10.0
-        self._prog["proj"].value = (
-            2 * fc.fx / fs_w,
-            2 * fc.fy / fs_h,
-            (2 * fc.cx + 1) / fs_w - 1,
-            (2 * fc.cy + 1) / fs_h - 1,
-        )
+        self._proj = [
+            (
+                2 * f.camera.fx / f.camera.width,
+                2 * f.camera.fy / f.camera.height,
+                (2 * f.camera.cx + 1) / f.camera.width - 1,
+                (2 * f.camera.cy + 1) / f.camera.height - 1,
+            )
+            for f in self._atlas.faces
+        ]
         self._prog["depth_ab"].value = (
             (gl_far + near) / (gl_far - near),
             -2 * gl_far * near / (gl_far - near),
         )
+
+    @staticmethod
+    def _in_frustum(
+        c: NDArray, radius: NDArray, proj: tuple[float, float, float, float]
+    ) -> NDArray[np.bool_]:
+        """Whether spheres (centres ``c`` in the face frame, ``radius``) reach into the face's view volume:
+        x/z and y/z within the bounds where the projection ``proj`` puts them inside the viewport."""
+        inside = c[:, 2] > -radius
+        for axis, scale, offset in ((0, proj[0], proj[2]), (1, proj[1], proj[3])):
+            for bound, sign in (((-1 - offset) / scale, 1.0), ((1 - offset) / scale, -1.0)):
+                # plane through the camera centre: sign * (v - bound * z) >= 0 inside
+                dist = sign * (c[:, axis] - bound * c[:, 2]) / np.hypot(1.0, bound)
+                inside &= dist > -radius
+        return inside
+
+    @property
+    def atlas(self) -> Atlas:
+        """The faces this renderer draws and where each output pixel reads them."""
+        return self._atlas
 
     @property
     def valid_mask(self) -> NDArray[np.bool_]:
         """Pixels that belong to the image (inside the fisheye circle)."""
         return self._valid.copy()
 
-    def _vao(self, kind: int, rows: NDArray[np.float32]) -> object:
-        buf = self._inst_buf.get(kind)
+    def _vao(self, key: tuple[int, int], rows: NDArray[np.float32]) -> object:
+        """The vertex array of ``key`` = (face, shape kind) with ``rows`` as its instances (one instance buffer
+        per face: a buffer is never rewritten while an earlier face's draw may still read it)."""
+        buf = self._inst_buf.get(key)
         if buf is None or buf.size < rows.nbytes:  # type: ignore[attr-defined]
             buf = self._ctx.buffer(reserve=max(rows.nbytes, 4096) * 2)
-            self._inst_buf[kind] = buf
-            self._vaos[kind] = self._ctx.vertex_array(
+            self._inst_buf[key] = buf
+            self._vaos[key] = self._ctx.vertex_array(
                 self._prog,
                 [
-                    (self._templates[kind], "3f 3f", "t_pos", "t_nrm"),
+                    (self._templates[key[1]], "3f 3f", "t_pos", "t_nrm"),
                     (
                         buf,
                         "3f 3f 3f 3f 3f 3f 3f 3f/i",
@@ -193,7 +167,7 @@ class Renderer:
                 skip_errors=True,
             )
         buf.write(rows.tobytes())  # type: ignore[attr-defined]
-        return self._vaos[kind]
+        return self._vaos[key]
 
     def _draw(self, prims: PrimitiveSet, pose: NDArray, lt: Lighting) -> tuple[NDArray, NDArray, NDArray]:
         """Draw every face; the face buffers ``(rgba (N,) uint32, ids (N,), range (N,))`` over all face pixels
@@ -205,7 +179,7 @@ class Renderer:
         )
         fbo = self._fbo
         fbo.use()
-        fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)  # alpha 0: nothing drawn (told apart from id 0)
+        fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)  # range 0: nothing drawn (told apart from id 0)
         ctx.enable(mgl.DEPTH_TEST | mgl.CULL_FACE)
         ctx.front_face = "cw"
         self._grain.use(location=0)
@@ -214,50 +188,54 @@ class Renderer:
         prog["lamp_power"].value = float(lt.lamp_power)
         prog["haze_m"].value = float(lt.haze_m)
         prog["haze_color"].value = tuple(float(x) for x in lt.haze_color)
-        rows_by_kind = {}
-        if len(keep):
-            p = prims.take(keep)
-            rows = np.empty((len(p), _STRIDE), np.float32)
-            rows[:, 0:3] = p.center
-            rows[:, 3:12] = p.rot.transpose(0, 2, 1).reshape(-1, 9)  # columns of R, one after the other
-            rows[:, 12:15] = p.half
-            rows[:, 15:18] = p.color
-            rows[:, 18:21] = p.color2
-            rows[:, 21] = p.pattern
-            rows[:, 22] = p.scale
-            rows[:, 23] = p.inst
-            for kind in np.unique(p.kind):
-                rows_by_kind[int(kind)] = np.ascontiguousarray(rows[p.kind == kind])
-        fs_w, fs_h = self._face_cam.width, self._face_cam.height
+        rows = np.empty((len(keep), _STRIDE), np.float32)
+        p = prims.take(keep)
+        rows[:, 0:3] = p.center
+        rows[:, 3:12] = p.rot.transpose(0, 2, 1).reshape(-1, 9)  # columns of R, one after the other
+        rows[:, 12:15] = p.half
+        rows[:, 15:18] = p.color
+        rows[:, 18:21] = p.color2
+        rows[:, 21] = p.pattern
+        rows[:, 22] = p.scale
+        rows[:, 23] = p.inst
+        rel, radius = p.center - origin, p.bounding_radius()
         world_from_cam = pose[:3, :3]
-        for f, r_face in enumerate(self._faces):
-            world_from_face = world_from_cam @ r_face
+        for f, face in enumerate(self._atlas.faces):
+            world_from_face = world_from_cam @ face.rotation
             view = np.eye(4)
             view[:3, :3] = world_from_face.T
             view[:3, 3] = -world_from_face.T @ origin
+            proj = self._proj[f]
+            on_face = np.flatnonzero(self._in_frustum(rel @ world_from_face, radius, proj))
+            if not len(on_face):
+                continue
             prog["face_from_world"].write(view.T.astype(np.float32).tobytes())
-            ctx.viewport = (f * fs_w, 0, fs_w, fs_h)
-            for kind, rows_k in rows_by_kind.items():
-                vao = self._vao(kind, rows_k)
+            prog["proj"].value = proj
+            ctx.viewport = (face.x0, face.y0, face.camera.width, face.camera.height)
+            kinds = p.kind[on_face]
+            for kind in np.unique(kinds):  # in scene order within a kind (depth ties resolve the same)
+                rows_k = np.ascontiguousarray(rows[on_face[kinds == kind]])
+                vao = self._vao((f, int(kind)), rows_k)
                 vao.render(mgl.TRIANGLES, instances=len(rows_k))  # type: ignore[attr-defined]
         ctx.finish()
-        rgba = np.frombuffer(fbo.read(components=4, attachment=0), np.uint32)  # RGBA bytes in one word
+        rgb = np.frombuffer(fbo.read(components=3, attachment=0), np.uint8).reshape(-1, 3)
         ids = np.frombuffer(fbo.read(components=1, attachment=1, dtype="i4"), np.int32)
         rng = np.frombuffer(fbo.read(components=1, attachment=2, dtype="f4"), np.float32)
-        return rgba, ids, rng
+        return rgb, ids, rng
 
     def render(self, prims: PrimitiveSet, world_from_camera: NDArray, background: Background) -> Frame:
         """Render the primitives (and background) seen from pose ``world_from_camera`` (4×4)."""
         pose = np.asarray(world_from_camera, dtype=np.float64)
         # the background last: the depth test then skips shading most of it (drawn over by the scene)
         scene = PrimitiveSet.concat([prims, background.parts(pose[:3, 3], self.far)])
-        rgba_f, ids_f, rng_f = self._draw(scene, pose, background.lighting())
+        rgb_f, ids_f, rng_f = self._draw(scene, pose, background.lighting())
         lut = self._lut_full
-        rgba = np.take(rgba_f, lut)
+        rgb = np.take(rgb_f, lut, axis=0)
         ids = np.take(ids_f, lut)
         depth = np.take(rng_f, lut)
-        rgba[self._invalid_full] = 0
-        undrawn = np.flatnonzero((rgba >> 24) == 0)  # outside the image, or a ray that met nothing
+        # never drawn (the range buffer is cleared to 0; a drawn surface lies ≥ near): outside the image
+        # (the spare pixel), or a ray that met nothing
+        undrawn = np.flatnonzero(depth <= 0.0)
         ids[undrawn] = 0
         depth[undrawn] = np.nan
         undrawn = undrawn[self._valid_full[undrawn]]
@@ -267,9 +245,9 @@ class Renderer:
             dirs = d[:, 0:1] * r[:, 0] + d[:, 1:2] * r[:, 1] + d[:, 2:3] * r[:, 2]
             t = background.distance(pose[:3, 3], dirs)
             t = np.where(t > self.near, t, np.inf).astype(np.float32)
-            col = np.clip(background.color(pose[:3, 3], dirs, t) * 255 + 0.5, 0, 255).astype(np.uint32)
-            rgba[undrawn] = col[:, 0] | (col[:, 1] << 8) | (col[:, 2] << 16)
+            rgb[undrawn] = np.clip(background.color(pose[:3, 3], dirs, t) * 255 + 0.5, 0, 255).astype(
+                np.uint8
+            )
             depth[undrawn] = t
-        rgb = np.ascontiguousarray(rgba.view(np.uint8).reshape(-1, 4)[:, :3])
         h, w = self.camera.height, self.camera.width
         return Frame(rgb.reshape(h, w, 3), depth.reshape(h, w), ids.reshape(h, w))
