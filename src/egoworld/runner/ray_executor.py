@@ -39,6 +39,9 @@ class RowSink:
     def ok_keys(self) -> set[str]:
         return set(self.done)
 
+    def is_ok(self, key: str) -> bool:
+        return key in self.done
+
     def get(self, key: str) -> ResponseRow | None:
         raw = self.done.get(key)
         if key not in self.done:
