@@ -136,7 +136,10 @@ def _run_locked(
             if cfg.executor == "ray":
                 if model.cheap_preflight:  # (Ray workers load hf models themselves)
                     summary.warnings.extend(asyncio.run(model.preflight()))
-                _drive_ray(cfg, list(items), store, summary, given_model, resumed=previous)
+                try:
+                    _drive_ray(cfg, list(items), store, summary, given_model, resumed=previous)
+                finally:
+                    short.update(summary.short_frames)  # (each shard measures the frames it sent)
             else:
                 inputs = open_inputs(bench, settings)
                 try:
