@@ -221,3 +221,12 @@ def test_each_reader_names_the_file_and_the_fix(tmp_path, reader, kind):
     assert str(path) in message, message
     for words in said:
         assert words in message, message
+
+
+@pytest.mark.parametrize("kind", ["folder", "empty", "not UTF-8"])
+def test_sweep_status_over_a_bad_cell_state_exits_non_zero_naming_it(tmp_path, kind):
+    from conftest import egoworld, refused
+
+    make, said = KINDS[kind]
+    state = make(tmp_path / "c" / "cells" / "a.json")
+    refused(egoworld("sweep", "status", tmp_path / "c"), str(state), *said)
