@@ -1,7 +1,9 @@
 """Soak: 10,000 and 100,000 requests through `run_benchmark` against the 127.0.0.1 test server at 64 in flight,
 with mixed 200 / 429 / 500 / timeouts (each fault once per prompt, then a 200: retries must recover them all).
 
-Each size runs in its own process (so its peak RSS is its own); afterwards the store is counted: rows written
+The runner streams its plan and looks done keys up in the store, so what grows with the size is only the
+benchmark's samples it loads (one per 24 requests). Each size runs in its own process (so its peak RSS is
+its own); afterwards the store is counted: rows written
 (status ok), lost (asked but not ok), duplicated (one (sample, order, epoch) stored more than once). Ends with
 one JSON line of both sizes and the RSS ratio 100k / 10k (flat memory: close to 1).
 
@@ -52,9 +54,9 @@ def one(n_requests: int, folder: Path | None = None) -> dict:
     try:
         with tempfile.TemporaryDirectory(dir=folder) as tmp:
             n_q = -(-n_requests // ORDERS)
-            bench = balanced_mc_bench(Path(tmp) / "b", n_mc=n_q, n_int=0)
+            root = balanced_mc_bench(Path(tmp) / "b", n_mc=n_q, n_int=0).root  # (the run loads its own copy)
             cfg = RunConfig(
-                bench=bench.root,
+                bench=root,
                 model="openai:fake-vlm",
                 out=Path(tmp) / "run",
                 model_args={"base_url": url, "timeout": 1.0},
@@ -103,6 +105,11 @@ def main() -> None:
     if len(sizes) >= 2:
         first, last = results[str(sizes[0])], results[str(sizes[-1])]
         line["rss_ratio_last_to_first"] = round(last["peak_rss_mb"] / first["peak_rss_mb"], 3)
+        # what each further request costs: the loaded benchmark's samples (1/24 of a sample per request)
+        extra = last["requests"] - first["requests"]
+        line["rss_kb_per_extra_request"] = round(
+            (last["peak_rss_mb"] - first["peak_rss_mb"]) * 1024 / extra, 3
+        )
     print(json.dumps(line))
 
 

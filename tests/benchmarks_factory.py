@@ -47,3 +47,32 @@ def balanced_mc_bench(
         "COUNT": TaskInfo(answer_type="integer", metric="mra"),
     }
     return save_benchmark(root, name=name, tasks=tasks, samples=samples, seed=0)
+
+
+def short_clip_bench(root: Path) -> Path:
+    """Four 4-choice questions over three 6 fps clips of 12, 9 and 60 frames (at ``--frames 32`` three of
+    them get fewer frames than asked: q0 12, q1 9, q3 12)."""
+    from egoworld.core.schema import Media, VideoInput
+    from egoworld.media.testvideo import write_counter_video
+
+    (root / "videos").mkdir(parents=True)
+    for name, frames in (("short.mp4", 12), ("shorter.mp4", 9), ("long.mp4", 60)):
+        write_counter_video(root / "videos" / name, frames=frames, fps=6, size=(64, 48), gop=6)
+    samples = [
+        Sample(
+            id=f"q{i}",
+            benchmark="toy",
+            task="MC",
+            question=f"Question {i}?",
+            answer_type="choice",
+            choices=("a", "b", "c", "d"),
+            answer=0,
+            cluster=video,
+            media=Media(video=VideoInput(path=f"videos/{video}")),
+        )
+        for i, video in enumerate(["short.mp4", "shorter.mp4", "long.mp4", "short.mp4"])
+    ]
+    save_benchmark(
+        root, name="toy", tasks={"MC": TaskInfo(answer_type="choice", metric="accuracy")}, samples=samples
+    )
+    return root

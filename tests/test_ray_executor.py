@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks_factory import balanced_mc_bench
+from benchmarks_factory import balanced_mc_bench, short_clip_bench
 from openai_test_server import FakeOpenAIServer
 from run_helpers import cli_run_argv, kill_after_rows
 from test_runner import AlwaysFirst, Recorder, _trajectory_bench
@@ -33,7 +34,12 @@ def local_ray():
         num_cpus=2,
         include_dashboard=False,
         log_to_driver=False,
-        runtime_env={"env_vars": {"PYTHONPATH": tests_dir}},
+        # (and see the egoworld the driver imports, e.g. a worktree's src on PYTHONPATH)
+        runtime_env={
+            "env_vars": {
+                "PYTHONPATH": os.pathsep.join(filter(None, [tests_dir, os.environ.get("PYTHONPATH")]))
+            }
+        },
     )
     yield
     ray.shutdown()
@@ -106,6 +112,26 @@ def test_custom_models_and_trajectories_on_ray(local_ray, tmp_path):
         )
         assert s.ok == 12
     _same_scores(tmp_path / "traj-local", tmp_path / "traj-ray")
+
+
+def test_ray_records_the_frames_sent_as_an_in_process_run_does(local_ray, tmp_path):
+    bench = short_clip_bench(tmp_path / "b")
+    sent = []
+    for executor in ("local", "ray", "ray"):  # the second ray run resumes a finished folder: all reused
+        cfg = RunConfig(
+            bench=bench,
+            model="first",
+            out=tmp_path / executor,
+            setting="frames",
+            frames=32,
+            progress=False,
+            executor=executor,
+            shard_size=2,
+        )
+        run_benchmark(cfg, model=AlwaysFirst())
+        sent.append(json.loads((tmp_path / executor / "run.json").read_text()).get("frames_sent"))
+    assert sent[0]["short"] == {"q0": 12, "q1": 9, "q3": 12}
+    assert sent[1] == sent[0] and sent[2] == sent[0]
 
 
 def test_shards_keep_trajectories_whole_and_cut_clips():

@@ -22,3 +22,37 @@ def test_ok_rows_are_final_and_errors_are_retried(tmp_path):
         assert store.request("b")["messages"][0]["content"][0]["text"] == "q"
     with ResponseStore(tmp_path / "r.sqlite", readonly=True) as ro:
         assert ro.ok_keys() == {"a", "b"}
+
+
+def _media_request(order: str) -> dict:
+    frames = [{"type": "image", "sha256": f"{i:064x}", "mime": "image/jpeg", "frame": i} for i in range(128)]
+    labelled = [p for i, f in enumerate(frames) for p in ({"type": "text", "text": f"Frame {i + 1}:"}, f)]
+    question = {"type": "text", "text": f"Which way? options in order {order}"}
+    return {"messages": [{"role": "user", "content": [*labelled, question]}], "media_bytes": 7}
+
+
+def test_a_questions_option_orders_store_their_frame_descriptions_once(tmp_path):
+    orders = ["0123", "1032", "2301", "3210"]
+    with ResponseStore(tmp_path / "r.sqlite") as store:
+        for order in orders:
+            store.put_request(f"k{order}", _media_request(order))
+        store.put_request(
+            "text-only", {"messages": [{"role": "user", "content": [{"type": "text", "text": "q"}]}]}
+        )
+        assert store.db.execute("SELECT COUNT(*) FROM request_blocks").fetchone()[0] == 1
+        size = store.db.execute(
+            "SELECT SUM(LENGTH(request)) FROM requests WHERE key != 'text-only'"
+        ).fetchone()[0]
+        assert size < 200 * len(orders), size  # each row keeps its question and the block's hash only
+    with ResponseStore(tmp_path / "r.sqlite", readonly=True) as ro:  # every reader sees the whole request
+        for order in orders:
+            assert ro.request(f"k{order}") == _media_request(order)
+        assert ro.request("text-only")["messages"][0]["content"] == [{"type": "text", "text": "q"}]
+
+
+def test_is_ok_looks_up_one_key(tmp_path):
+    with ResponseStore(tmp_path / "r.sqlite") as store:
+        row = {"sample_id": "s", "permutation": "0123", "epoch": 0}
+        store.put(key="a", status="ok", raw="B", **row)
+        store.put(key="b", status="error", error="HTTP 500", **row)
+        assert (store.is_ok("a"), store.is_ok("b"), store.is_ok("c")) == (True, False, False)

@@ -8,7 +8,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.files import write_text
+from egoworld.core.files import read_json_object, write_text
 
 
 def state_path(campaign: Path, name: str) -> Path:
@@ -17,9 +17,9 @@ def state_path(campaign: Path, name: str) -> Path:
 
 def read_state(campaign: Path, name: str) -> dict[str, Any]:
     path = state_path(campaign, name)
-    if not path.is_file():
+    if not path.exists():
         return {"name": name, "status": "pending", "attempts": 0, "error": None}
-    state = json.loads(path.read_text(encoding="utf-8"))
+    state = read_json_object(path, " (a sweep cell's state)")
     pid, host = state.get("pid"), state.get("host")
     here = host in (None, socket.gethostname())  # a cell on another Ray node: its pid is not ours to probe
     if state.get("status") == "running" and pid and here and not _alive(int(pid)):

@@ -64,8 +64,12 @@ def sweep_status(
     from collections import Counter
 
     from egoworld.campaign.state import all_states
+    from egoworld.core.files import InputFileError
 
-    states = all_states(campaign)
+    try:
+        states = all_states(campaign)
+    except InputFileError as exc:  # a cell's state file that is a folder, empty, not UTF-8 or not JSON
+        fail(exc)
     if not states:
         fail(f"{campaign}: no cells there (is it a campaign folder written by `egoworld sweep`?)")
     _print_states(states)

@@ -194,12 +194,12 @@ def _decode(data: bytes, path: Path, line: int | None = None) -> str:
         ) from None
 
 
-def open_text(path: str | Path, what: str = "file") -> IO[str]:
+def open_text(path: str | Path, what: str = "file", *, empty_ok: bool = True) -> IO[str]:
     """A UTF-8 text file (e.g. a CSV) as a stream, after the checks every loader makes: a folder or a missing
-    file, and bytes that are not UTF-8, are refused naming the file and line."""
+    file, (unless ``empty_ok``) an empty one, and bytes that are not UTF-8, are refused naming the file and line."""
     import io
 
-    return io.StringIO(read_input_text(path, what), newline="")
+    return io.StringIO(read_input_text(path, what, empty_ok=empty_ok), newline="")
 
 
 def read_json(path: str | Path) -> Any:

@@ -6,6 +6,7 @@ plan, so a run folder means one set of items wherever it is read.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from egoworld.core.bench_folder import Benchmark
@@ -63,16 +64,38 @@ def select_samples(
 
 
 def plan_items(samples: list[Sample], mode: str | int, seed: int, epochs: int, history: str) -> list[Item]:
-    orders = {s.id: orders_for(len(s.choices) if s.choices else None, mode, seed, s.id) for s in samples}
-    items = []
+    """Every work item of ``samples``, in order (sample, then option order, then epoch)."""
+    return list(iter_items(samples, mode, seed, epochs, history))
+
+
+def iter_items(
+    samples: list[Sample], mode: str | int, seed: int, epochs: int, history: str
+) -> Iterator[Item]:
+    """The work items of `plan_items`, one at a time: a run streams them, so its memory does not grow with
+    the number of requests (only a ``pred`` history's dependencies keep every sample's orders)."""
+    linked = has_dependencies(samples, history)
+    orders = {s.id: _orders(s, mode, seed) for s in samples} if linked else {}
     for s in samples:
-        for perm in orders[s.id]:
+        for perm in orders[s.id] if linked else _orders(s, mode, seed):
             for epoch in range(epochs):
                 item = Item(sample=s, perm=perm, epoch=epoch)
-                if history == "pred" and s.trajectory:
+                if linked and s.trajectory:
                     for d in s.trajectory.depends_on:
                         pid = permutation_id(perm)
                         dep_pids = [permutation_id(p) for p in orders[d]]
                         item.deps.append((d, pid if pid in dep_pids else dep_pids[0], epoch))
-                items.append(item)
-    return items
+                yield item
+
+
+def count_items(samples: list[Sample], mode: str | int, seed: int, epochs: int) -> int:
+    """How many work items `iter_items` yields, without making them."""
+    return sum(len(_orders(s, mode, seed)) for s in samples) * epochs
+
+
+def has_dependencies(samples: list[Sample], history: str) -> bool:
+    """True when items must wait for the answers of earlier steps (a ``pred`` history over trajectories)."""
+    return history == "pred" and any(s.trajectory and s.trajectory.depends_on for s in samples)
+
+
+def _orders(sample: Sample, mode: str | int, seed: int) -> list[Permutation | None]:
+    return orders_for(len(sample.choices) if sample.choices else None, mode, seed, sample.id)

@@ -4,6 +4,8 @@ Tables
   responses  one row per request key: raw output or error, latency, tokens. An ``ok`` row is never
              overwritten; an ``error`` row is replaced when the request is retried.
   requests   the request as sent (text, image hashes, frame indices; zlib-compressed JSON), for inspection.
+  request_blocks  the media part of a message (its parts before the closing text: 128 frame descriptions),
+             stored once by hash and named by the requests that share it (a question's 24 option orders).
   plan       (sample, permutation, epoch) → request key for the latest run command; scoring reads it.
   meta       key/value (the run manifest's digest, schema version).
 
@@ -12,6 +14,7 @@ Each write is its own committed transaction, so a killed run loses at most the r
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import time
@@ -58,6 +61,10 @@ CREATE TABLE IF NOT EXISTS plan (
     PRIMARY KEY (sample_id, permutation, epoch)
 );
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS request_blocks (
+    hash TEXT PRIMARY KEY,
+    block BLOB NOT NULL
+);
 """
 
 
@@ -221,10 +228,30 @@ class ResponseStore:
         )
 
     def put_request(self, key: str, request: dict[str, Any]) -> None:
-        self.db.execute(
-            "INSERT OR IGNORE INTO requests (key, request) VALUES (?, ?)",
-            (key, zlib.compress(json.dumps(request, sort_keys=True, ensure_ascii=False).encode("utf-8"))),
-        )
+        """Record the request as sent; each message's media block is stored once (`request_blocks`)."""
+        if self.db.execute("SELECT 1 FROM requests WHERE key = ?", (key,)).fetchone() is not None:
+            return
+        messages = request.get("messages")
+        if isinstance(messages, list):
+            request = {**request, "messages": [self._shared_block(m) for m in messages]}
+        self.db.execute("INSERT OR IGNORE INTO requests (key, request) VALUES (?, ?)", (key, _pack(request)))
+
+    def _shared_block(self, message: Any) -> Any:
+        """``message`` with its parts before the closing text parts replaced by a block hash, when they hold
+        media; the block is written once."""
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            return message
+        cut = len(content)
+        while cut > 0 and isinstance(content[cut - 1], dict) and content[cut - 1].get("type") == "text":
+            cut -= 1
+        block = content[:cut]
+        if not any(isinstance(p, dict) and p.get("type") != "text" for p in block):
+            return message
+        packed = _pack(block)
+        digest = hashlib.sha256(packed).hexdigest()
+        self.db.execute("INSERT OR IGNORE INTO request_blocks (hash, block) VALUES (?, ?)", (digest, packed))
+        return {**message, "content": content[cut:], "content_block": digest}
 
     def reset_plan(self) -> None:
         self.db.execute("DELETE FROM plan")
@@ -263,6 +290,11 @@ class ResponseStore:
                 out[row[0]] = row[1]
         return out
 
+    def is_ok(self, key: str) -> bool:
+        """True when ``key`` has an ``ok`` row (one indexed look-up: a run keeps no set of done keys)."""
+        row = self.db.execute("SELECT 1 FROM responses WHERE key = ? AND status = 'ok'", (key,)).fetchone()
+        return row is not None
+
     def ok_keys(self) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT key FROM responses WHERE status = 'ok'")}
 
@@ -281,8 +313,29 @@ class ResponseStore:
             yield row["p_sample"], row["p_perm"], row["p_epoch"], row["p_key"], resp
 
     def request(self, key: str) -> dict[str, Any] | None:
+        """The request as sent (each message's shared media block put back in front of its text)."""
         row = self.db.execute("SELECT request FROM requests WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(zlib.decompress(row[0]))
+        if row is None:
+            return None
+        request: dict[str, Any] = json.loads(zlib.decompress(row[0]))
+        messages = request.get("messages")
+        if isinstance(messages, list) and any(isinstance(m, dict) and "content_block" in m for m in messages):
+            request["messages"] = [self._whole_message(m) for m in messages]
+        return request
+
+    def _whole_message(self, message: Any) -> Any:
+        if not isinstance(message, dict) or "content_block" not in message:
+            return message
+        whole = {k: v for k, v in message.items() if k != "content_block"}
+        got = self.db.execute(
+            "SELECT block FROM request_blocks WHERE hash = ?", (message["content_block"],)
+        ).fetchone()
+        if got is None:
+            raise DamagedStoreError(
+                damaged_message(self.path, f"request block {message['content_block'][:12]}… is missing")
+            )
+        whole["content"] = [*json.loads(zlib.decompress(got[0])), *message.get("content", [])]
+        return whole
 
     def planned_errors(self) -> list[str]:
         """The error reason of every planned request whose latest attempt failed."""
@@ -310,6 +363,10 @@ class _Tx:
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _pack(value: Any) -> bytes:
+    return zlib.compress(json.dumps(value, sort_keys=True, ensure_ascii=False).encode("utf-8"))
 
 
 def _row(row: sqlite3.Row) -> ResponseRow:

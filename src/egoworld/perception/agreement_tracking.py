@@ -9,13 +9,14 @@ synthetic kitchen's ``visibility.npz`` (objects with at least ``min_pixels`` vis
 
 from __future__ import annotations
 
+import io
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from egoworld.core.files import InputFileError
+from egoworld.core.files import InputFileError, read_input_bytes
 from egoworld.metrics.mra import mra_linear
 from egoworld.perception.nms import iou_matrix
 from egoworld.perception.track import Instance
@@ -26,11 +27,12 @@ TruthBoxes = dict[float, list[tuple[str, str, tuple[float, ...]]]]
 def kitchen_truth(npz: str | Path, categories: dict[str, str], min_pixels: int = 30) -> TruthBoxes:
     """Truth boxes of a synthetic kitchen's visibility file (``categories``: object id → category)."""
     path = Path(npz)
-    if not path.is_file():
+    if not path.exists():
         raise InputFileError(
             f"{path}: no visibility file; synthesise the kitchen with `egoworld sim kitchen`"
         )
-    with np.load(path) as z:
+    data = read_input_bytes(path, "visibility file (.npz)", empty_ok=False)
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
         times, ids, pixels, bbox = z["times"], [str(x) for x in z["object_ids"]], z["pixels"], z["bbox"]
     out: TruthBoxes = {}
     for f, t in enumerate(times):

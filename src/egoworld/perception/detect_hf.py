@@ -10,7 +10,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from egoworld.core.files import InputFileError
+from egoworld.core.files import InputFileError, read_json_object
 from egoworld.perception.detect import Detection, Frame, clip_box
 from egoworld.perception.nms import per_label_nms
 from egoworld.perception.provenance import Provenance
@@ -26,7 +26,6 @@ WEIGHT_FILES = (
 def check_weights_folder(folder: str | Path, model_type: str, example: str) -> Path:
     """``folder`` when it holds a ``config.json`` of ``model_type`` and weights; else an `InputFileError`
     naming the folder and how to fill it (``example``: a hub id to download on a machine with internet)."""
-    import json
 
     folder = Path(folder)
     fix = (
@@ -36,11 +35,11 @@ def check_weights_folder(folder: str | Path, model_type: str, example: str) -> P
     if not folder.is_dir():
         raise InputFileError(f"{folder}: no such weights folder; {fix}")
     config = folder / "config.json"
-    if not config.is_file():
+    if not config.exists():
         raise InputFileError(f"{folder}: no config.json in the weights folder; {fix}")
     if not any((folder / name).is_file() for name in WEIGHT_FILES):
         raise InputFileError(f"{folder}: no weights ({' or '.join(WEIGHT_FILES[::2])}) in the folder; {fix}")
-    found = json.loads(config.read_text()).get("model_type")
+    found = read_json_object(config, " (the model's config.json)").get("model_type")
     if found != model_type:
         raise InputFileError(f"{config}: model_type is {found!r}, this backend reads {model_type!r}; {fix}")
     return folder

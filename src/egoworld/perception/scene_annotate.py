@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from egoworld.benchmarks.explore.scene_file import AnnotatedScene, save_scene
-from egoworld.core.files import InputFileError, write_json
+from egoworld.core.files import InputFileError, read_input_text, write_json
 from egoworld.core.folder import begin_write, end_write
 from egoworld.perception.scene_rules import action_nouns, filter_tags, normalise
 from egoworld.perception.scene_vlm import SceneVlm, parse_json, prompt
@@ -41,9 +41,9 @@ def read_actions(path: str | Path) -> list[str]:
     """Actions from a file: a JSON list, one '|'-joined line (the official form), one action per line, or a
     world episode's ``actions.jsonl``."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputFileError(f"{path}: no such actions file (one action per line, or the official '|' form)")
-    text = path.read_text(encoding="utf-8").strip()
+    text = read_input_text(path, "actions file", empty_ok=False).strip()
     if path.suffix == ".jsonl":  # a world's actions.jsonl: rows with "text"
         items = [json.loads(line).get("text", "") for line in text.splitlines() if line.strip()]
     elif text.startswith("["):

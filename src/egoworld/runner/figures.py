@@ -4,12 +4,12 @@ the run's score table (scored in-process unless its free-form tasks need a judge
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 from egoworld.core.bench_folder import load_benchmark
+from egoworld.core.files import iter_jsonl
 from egoworld.core.run_config import SCORES_JSONL
 from egoworld.core.store import ResponseStore
 from egoworld.runner.summary import RunSummary
@@ -82,11 +82,9 @@ def judged(run_dir: Path, manifest: dict[str, Any]) -> bool:
 def correct_answers(run_dir: Path) -> float:
     """Sum of the per-response scores in ``scores.jsonl`` (1 per correct choice; MRA counts fractionally)."""
     total = 0.0
-    with (run_dir / SCORES_JSONL).open(encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            if row.get("status") == "ok" and isinstance(row.get("score"), int | float):
-                total += float(row["score"])
+    for _line, row in iter_jsonl(run_dir / SCORES_JSONL):
+        if row.get("status") == "ok" and isinstance(row.get("score"), int | float):
+            total += float(row["score"])
     return total
 
 

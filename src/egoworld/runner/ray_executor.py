@@ -39,6 +39,9 @@ class RowSink:
     def ok_keys(self) -> set[str]:
         return set(self.done)
 
+    def is_ok(self, key: str) -> bool:
+        return key in self.done
+
     def get(self, key: str) -> ResponseRow | None:
         raw = self.done.get(key)
         if key not in self.done:
@@ -112,6 +115,7 @@ def run_shard(
     finally:
         inputs.close()
     return {
+        "short_frames": dict(getattr(inputs, "short", {})),
         "ops": sink.ops,
         "called": summary.called,
         "reused": summary.reused,
@@ -161,4 +165,5 @@ def execute_with_ray(
             setattr(summary, name, getattr(summary, name) + result[name])
         summary.media_bytes_max = max(summary.media_bytes_max, result["media_bytes_max"])
         summary.served_models.update(result["served_models"])
+        summary.short_frames.update(result["short_frames"])
         advance(n)

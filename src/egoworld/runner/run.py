@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from egoworld.core.history import HISTORY_MODES
 from egoworld.core.lock import folder_lock
 from egoworld.core.model import Model, ModelContext
 from egoworld.core.permutations import parse_mode
-from egoworld.core.plan import Item, plan_items, select_samples
+from egoworld.core.plan import Item, count_items, has_dependencies, iter_items, select_samples
 from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE, RunConfig, check_resumable, config_dict
 from egoworld.core.schema import Sample
@@ -40,7 +41,7 @@ from egoworld.runner.inputs import InputSettings, check_media, open_inputs
 from egoworld.runner.ray_executor import execute_with_ray
 from egoworld.runner.response_cache import ResponseCache
 from egoworld.runner.summary import RunSummary
-from egoworld.runner.worker import Runner, clip_order
+from egoworld.runner.worker import Runner, clip_ordered
 
 
 def run_manifest(cfg: RunConfig, bench: Benchmark, model: Model) -> dict[str, Any]:
@@ -118,10 +119,12 @@ def _run_locked(
     manifest["status"] = "running"
     write_json(out / RUN_MANIFEST, manifest)
 
-    items = plan_items(samples, mode, cfg.seed, cfg.epochs, cfg.history)
-    if cfg.setting != "text":
-        items = clip_order(items)
-    summary = RunSummary(out=out, planned=len(items), warnings=list(notes or []))
+    ordered = clip_ordered(samples) if cfg.setting != "text" else samples
+    items: Iterable[Item] = iter_items(ordered, mode, cfg.seed, cfg.epochs, cfg.history)
+    if has_dependencies(samples, cfg.history):
+        items = list(items)  # a dependency graph needs the whole plan (Ray's shards too); else it streams
+    planned = count_items(samples, mode, cfg.seed, cfg.epochs)
+    summary = RunSummary(out=out, planned=planned, warnings=list(notes or []))
     start = time.perf_counter()
     counts: dict[str, int] = {}
     usage: dict[str, Any] = {}
@@ -133,7 +136,10 @@ def _run_locked(
             if cfg.executor == "ray":
                 if model.cheap_preflight:  # (Ray workers load hf models themselves)
                     summary.warnings.extend(asyncio.run(model.preflight()))
-                _drive_ray(cfg, items, store, summary, given_model, resumed=previous)
+                try:
+                    _drive_ray(cfg, list(items), store, summary, given_model, resumed=previous)
+                finally:
+                    short.update(summary.short_frames)  # (each shard measures the frames it sent)
             else:
                 inputs = open_inputs(bench, settings)
                 try:
@@ -387,7 +393,7 @@ def _drive_ray(
 
 
 async def _drive(
-    runner: Runner, items: list[Item], summary: RunSummary, progress: bool, resumed: bool
+    runner: Runner, items: Iterable[Item], summary: RunSummary, progress: bool, resumed: bool
 ) -> None:
     try:
         if not progress:
@@ -395,7 +401,7 @@ async def _drive(
             return
         label = f"{runner.model.name} ({'resume' if resumed else 'run'})"
         with _progress_bar(True) as bar:
-            task = bar.add_task(label, total=len(items), status="")
+            task = bar.add_task(label, total=summary.planned, status="")
 
             def advance() -> None:
                 bar.update(task, advance=1, status=f"ok {summary.ok + summary.reused} · err {summary.errors}")

@@ -22,6 +22,7 @@ class RunSummary:
     media_bytes: int = 0  # encoded images and clips in the requests sent
     media_bytes_max: int = 0  # the largest request's
     samples: int | None = None  # set for a run of request chains (a sample may take several requests)
+    short_frames: dict[str, int] = field(default_factory=dict)  # sample → frames sent, where < --frames
 
     def line(self) -> str:
         warned = "".join(f"\nwarning: {w}" for w in self.warnings)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
 
 from egoworld.core.bench_folder import Benchmark
 from egoworld.core.files import InputFileError
@@ -16,6 +16,7 @@ from egoworld.core.permutations import permutation_id
 from egoworld.core.plan import Item, ItemId
 from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import RunConfig
+from egoworld.core.schema import Sample
 from egoworld.core.store import ResponseStore
 from egoworld.runner.call import call_and_store
 from egoworld.runner.inputs import InputSettings, MediaInputs
@@ -35,8 +36,7 @@ class Runner:
         self.answers: dict[
             ItemId, int | float | None
         ] = {}  # parsed answers (original choice index) for histories
-        self.failed: set[ItemId] = set()
-        self.ok_keys = store.ok_keys()
+        self.failed: set[ItemId] = set()  # items that depend on others only (a streamed run keeps none)
         self._preflight: asyncio.Future[list[str]] | None = None
         self.warnings: list[str] = []
         self.cache: ResponseCache | None = None  # the response cache shared across runs (--cache)
@@ -114,7 +114,7 @@ class Runner:
             self._input_error(item, pid, exc, summary)
             return False
         self.store.plan(item.sample.id, pid, item.epoch, request.key)
-        if request.key in self.ok_keys:
+        if self.store.is_ok(request.key):
             summary.reused += 1
             if self.cfg.history == "pred":
                 row = self.store.get(request.key)
@@ -158,7 +158,24 @@ class Runner:
         )
         summary.errors += 1
 
-    async def execute(self, items: list[Item], summary: RunSummary, advance: Callable[[], None]) -> None:
+    async def execute(self, items: Iterable[Item], summary: RunSummary, advance: Callable[[], None]) -> None:
+        """Run ``items`` with ``cfg.concurrency`` workers. A list whose items depend on others runs as a
+        graph; otherwise items are drawn one at a time, so a streamed plan is never held in memory."""
+        if isinstance(items, list) and any(it.deps for it in items):
+            await self._execute_graph(items, summary, advance)
+            return
+        stream = iter(items)
+
+        async def worker() -> None:
+            for item in stream:  # one shared iterator: each item goes to exactly one worker
+                await self.process(item, summary)
+                advance()
+
+        await self._gather(worker)
+
+    async def _execute_graph(
+        self, items: list[Item], summary: RunSummary, advance: Callable[[], None]
+    ) -> None:
         by_id = {it.id: it for it in items}
         waiting = {it.id: len(it.deps) for it in items}
         dependents: dict[ItemId, list[ItemId]] = {}
@@ -190,6 +207,9 @@ class Runner:
                 advance()
                 wake.set()
 
+        await self._gather(worker)
+
+    async def _gather(self, worker: Callable[[], Awaitable[None]]) -> None:
         workers = [asyncio.create_task(worker()) for _ in range(max(1, self.cfg.concurrency))]
         try:
             await asyncio.gather(*workers)
@@ -198,12 +218,14 @@ class Runner:
                 w.cancel()
 
 
-def clip_order(items: list[Item]) -> list[Item]:
-    """Group items by video so each clip's media is read once (stable within a clip)."""
+def clip_ordered(samples: list[Sample]) -> list[Sample]:
+    """Samples grouped by video (stable within a clip), so each clip's media is read once: the items of
+    these samples come in `clip_order`'s order."""
     first_seen: dict[str, int] = {}
-    for it in items:
-        v = it.sample.media.video.path if it.sample.media.video else ""
-        first_seen.setdefault(v, len(first_seen))
-    return sorted(
-        items, key=lambda it: first_seen[it.sample.media.video.path if it.sample.media.video else ""]
-    )
+    for s in samples:
+        first_seen.setdefault(_video(s), len(first_seen))
+    return sorted(samples, key=lambda s: first_seen[_video(s)])
+
+
+def _video(sample: Sample) -> str:
+    return sample.media.video.path if sample.media.video else ""

@@ -11,8 +11,9 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
-from egoworld.core.files import InputFileError
+from egoworld.core.files import InputFileError, open_text
 from egoworld.core.hashing import seeded_rng
 
 COLUMNS = ("episode", "time_s", "object", "visible", "reviewer")
@@ -68,21 +69,23 @@ class AuditSession:
         self.reviewer = reviewer
         self.marks = Path(marks)
         self._engine = None
-        if self.marks.is_file():
-            with self.marks.open(encoding="utf-8", newline="") as fh:
-                header = next(csv.reader(fh), [])
+        if self.marks.exists():
+            header = next(csv.reader(self._read()), [])
             if tuple(header[: len(COLUMNS)]) != COLUMNS:
                 raise InputFileError(f"{self.marks}: not a marks file written by egoworld (header {header})")
 
     def done(self) -> set[tuple[str, str, str]]:
-        if not self.marks.is_file():
+        if not self.marks.exists():
             return set()
-        with self.marks.open(encoding="utf-8", newline="") as fh:
-            return {
-                (r["episode"], f"{float(r['time_s']):.3f}", r["object"])
-                for r in csv.DictReader(fh)
-                if r.get("reviewer") == self.reviewer
-            }
+        return {
+            (r["episode"], f"{float(r['time_s']):.3f}", r["object"])
+            for r in csv.DictReader(self._read())
+            if r.get("reviewer") == self.reviewer
+        }
+
+    def _read(self) -> IO[str]:
+        """The marks file through the one file rule (a folder, an empty or a non-UTF-8 file is named)."""
+        return open_text(self.marks, "marks file (CSV written by `egoworld view --audit`)", empty_ok=False)
 
     def next_item(self) -> tuple[int, AuditItem] | None:
         done = self.done()

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.core.files import InputFileError
+from egoworld.core.files import InputFileError, read_input_bytes
 from egoworld.geometry.transforms import make_transform, quat_to_matrix
 
 _COMPONENT = {
@@ -73,7 +73,7 @@ def _accessor(doc: dict, binary: bytes, index: int, path: Path) -> NDArray[np.fl
 def read_glb(path: str | Path) -> list[GltfNode]:
     """Nodes that carry a mesh, in node order, with world matrices composed through the hierarchy."""
     path = Path(path)
-    data = path.read_bytes()
+    data = read_input_bytes(path, "binary glTF file (.glb)", empty_ok=False)
     if len(data) < 20 or data[:4] != b"glTF":
         raise InputFileError(f"{path}: not a binary glTF file (magic 'glTF' missing)")
     version, length = struct.unpack_from("<II", data, 4)
