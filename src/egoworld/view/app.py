@@ -262,7 +262,7 @@ class ViewApp(HumanRoutes, SceneRoutes):
             page=page,
             verdicts=VERDICTS,
             groups=bv.groups(),
-            videos=sorted({s.cluster_id for s in bv.bench.samples}),
+            videos=bv.bench.videos(),
             reviewing=reviews is not None,
         )
 
@@ -276,8 +276,7 @@ class ViewApp(HumanRoutes, SceneRoutes):
         missing = details.missing_media(bv.bench, s)
         listed = [] if missing else details.listed_descr(s)
         reviews = self._reviews(bv)
-        ids = [x.id for x in bv.bench.samples]
-        i = ids.index(s.id)
+        prev_id, next_id = bv.bench.neighbours(s.id)
         return self.render(
             "sample.html",
             bv=bv,
@@ -295,8 +294,8 @@ class ViewApp(HumanRoutes, SceneRoutes):
             history=self.review.history(s.id) if reviews is not None and self.review else [],
             causes=cause_choices(s) if reviews is not None else [],
             decisions=DECISIONS,
-            prev_id=ids[i - 1] if i > 0 else None,
-            next_id=ids[i + 1] if i + 1 < len(ids) else None,
+            prev_id=prev_id,
+            next_id=next_id,
         )
 
     async def compare(self, request: Request) -> Response:

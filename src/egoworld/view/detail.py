@@ -177,11 +177,7 @@ def trajectory(bv: BenchView, sample: Sample) -> list[dict[str, Any]]:
     """The steps of the sample's trajectory in order, with each run's answer and verdict."""
     if sample.trajectory is None:
         return []
-    tid = sample.trajectory.id
-    steps = sorted(
-        (s for s in bv.bench.samples if s.trajectory is not None and s.trajectory.id == tid),
-        key=lambda s: (s.trajectory.step, s.id),  # type: ignore[union-attr]
-    )
+    steps = [bv.bench.sample(sid) for sid in bv.bench.trajectory_ids(sample.trajectory.id)]
     out = []
     for s in steps:
         answers = []

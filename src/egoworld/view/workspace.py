@@ -1,5 +1,7 @@
 """What `egoworld view` shows: benchmark folders and run folders found under the given paths, read from
-their files (``manifest.json``, ``samples.jsonl``, ``run.json``, ``scores.jsonl``, ``responses.sqlite``).
+their files (``manifest.json``, ``samples.jsonl``, ``run.json``, ``scores.jsonl``, ``responses.sqlite``)
+through the viewer's indexes (`egoworld.view.bench_index`, `egoworld.view.index`): a benchmark's samples are
+parsed only when a page shows them.
 
 Runs that were never scored (or whose store changed since) are scored first, as `egoworld report` does.
 Each question of each run gets one record: its score (mean over orders and epochs), its verdict
@@ -15,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.bench_folder import MANIFEST, Benchmark, load_benchmark
+from egoworld.core.bench_folder import MANIFEST, Benchmark
 from egoworld.core.files import InputFileError, read_json
 from egoworld.core.run_config import RUN_MANIFEST
+from egoworld.view.bench_index import GROUP_KEYS, IndexedBenchmark, open_benchmark
 
-#: metadata keys that group questions (filters of the sample list, when a benchmark has them)
-GROUP_KEYS = ("duration_group", "horizon_bucket", "query_bucket", "partition", "order_by", "option_set")
+__all__ = ["GROUP_KEYS", "VERDICTS", "BenchView", "QuestionResult", "RunView", "Workspace"]
 VERDICTS = ("correct", "wrong", "unparsed", "error")
 _SCAN_DEPTH = 4
 
@@ -81,8 +83,10 @@ class RunView:
 @dataclass
 class BenchView:
     id: str
-    bench: Benchmark
+    bench: IndexedBenchmark
     runs: list[RunView] = field(default_factory=list)
+    _columns: dict[str, tuple[str, str]] | None = field(default=None, repr=False)
+    _disagree: frozenset[str] | None = field(default=None, repr=False)
 
     @property
     def title(self) -> str:
@@ -90,12 +94,24 @@ class BenchView:
 
     def groups(self) -> dict[str, list[str]]:
         """Metadata groups present in this benchmark: key → sorted values."""
-        out: dict[str, set[str]] = defaultdict(set)
-        for s in self.bench.samples:
-            for k in GROUP_KEYS:
-                if k in s.metadata and s.metadata[k] is not None:
-                    out[k].add(str(s.metadata[k]))
-        return {k: sorted(v) for k, v in out.items()}
+        return self.bench.groups()
+
+    def columns(self) -> dict[str, tuple[str, str]]:
+        """Sample id → (task, video) of every sample, in file order (from the index, without parsing)."""
+        if self._columns is None:
+            self._columns = {sid: (task, video) for _, sid, task, video in self.bench.ids()}
+        return self._columns
+
+    def disagreeing(self) -> frozenset[str]:
+        """The questions two runs answered differently (their first predictions, where scored)."""
+        if self._disagree is None:
+            preds: dict[str, set[str]] = defaultdict(set)
+            for r in self.runs:
+                for sid, res in r.results.items():
+                    if res.score is not None:
+                        preds[sid].add(repr(res.pred))
+            self._disagree = frozenset(sid for sid, p in preds.items() if len(p) > 1)
+        return self._disagree
 
 
 def slug(text: str) -> str:
@@ -169,7 +185,7 @@ class Workspace:
         def bench_view(root: Path) -> BenchView:
             key = root.resolve()
             if key not in by_root:
-                bench = load_benchmark(root)
+                bench = open_benchmark(root)
                 bid = slug(f"{bench.name}-{root.name}")
                 while any(b.id == bid for b in by_root.values()):
                     bid += "_"
