@@ -80,3 +80,29 @@ def test_bench_index_replaced_whole_and_damaged_one_rebuilt(tmp_path, counted) -
     assert path.is_file() and not list(path.parent.glob(".*.tmp"))  # written aside, then moved in place
     path.write_bytes(b"not a database")
     assert _question(root, "int-003").startswith("How many chairs") and len(counted) == 2
+
+
+def test_run_index_rebuilt_when_scores_change_keeping_size_and_mtime(tmp_path, monkeypatch) -> None:
+    from egoworld.core.run_config import RunConfig
+    from egoworld.runner.run import run_benchmark
+    from egoworld.scoring.score import score_run
+    from egoworld.view.workspace import Workspace
+
+    monkeypatch.setenv("EGOWORLD_CACHE", str(tmp_path / "cache"))
+    bench = balanced_mc_bench(tmp_path / "b", n_mc=8, n_int=4)
+    run = tmp_path / "runs" / "oracle"
+    run_benchmark(RunConfig(bench=bench.root, model="oracle", out=run, progress=False))
+    score_run(run)
+
+    def verdict() -> tuple[str, object]:
+        res = Workspace([run]).runs["oracle"].results["mc-001"]
+        return res.verdict, res.pred
+
+    assert verdict() == ("correct", 1)
+    st = (run / "scores.json").stat()
+    _edit_keeping_stat(
+        run / "scores.jsonl", '"pred":1,"pred_position":1,"raw":"B"', '"pred":2,"pred_position":2,"raw":"C"'
+    )
+    _edit_keeping_stat(run / "scores.jsonl", '"sample":"mc-001","score":1.0', '"sample":"mc-001","score":0.0')
+    os.utime(run / "scores.json", ns=(st.st_atime_ns, st.st_mtime_ns))  # not rescored: scores.json as it was
+    assert verdict() == ("wrong", 2)

@@ -184,9 +184,6 @@ class IndexedBenchmark(Benchmark):
             self._by_id = {s.id: s for s in self._all}
         return self._all
 
-    def __post_init__(self) -> None:  # the dataclass hook of `Benchmark`: nothing to build here
-        pass
-
     def sample(self, sample_id: str) -> Sample:
         got = self._by_id.get(sample_id)
         if got is not None:

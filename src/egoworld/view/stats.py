@@ -18,11 +18,11 @@ CONFUSION_MAX_OPTIONS = 8
 
 def _scale(run: RunView) -> float:
     """Question scores are fractions (×100 for percent) except judge-scored runs that already use 0–100."""
-    return 1.0 if any((r.score or 0) > 1.0 for r in run.results.values()) else 100.0
+    return 1.0 if any((s or 0) > 1.0 for s in run.results.scores()) else 100.0
 
 
 def answered_ids(run: RunView) -> set[str]:
-    return {sid for sid, r in run.results.items() if r.score is not None}
+    return run.results.answered()
 
 
 def question_sets_differ(bv: BenchView) -> bool:
