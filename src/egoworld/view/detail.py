@@ -94,7 +94,30 @@ class RunRequests:
             self.store.close()
 
 
-def request_parts(run: RunView, sample_id: str, requests: RunRequests | None = None) -> list[SentPart]:
+class OpenStore:
+    """A run's request store opened read-only once (its integrity check run once, not per page) and asked
+    for one sample's first planned request at a time: what the viewer's sample page keeps per run."""
+
+    def __init__(self, run: RunView):
+        path = run.dir / STORE_FILE
+        self.store = ResponseStore(path, readonly=True) if path.is_file() else None
+
+    def request(self, sample_id: str) -> dict[str, Any] | None:
+        if self.store is None:
+            return None
+        row = self.store.db.execute(
+            "SELECT key FROM plan WHERE sample_id = ? ORDER BY permutation, epoch LIMIT 1", (sample_id,)
+        ).fetchone()
+        return self.store.request(row[0]) if row else None
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+
+def request_parts(
+    run: RunView, sample_id: str, requests: RunRequests | OpenStore | None = None
+) -> list[SentPart]:
     """The media and text parts of the first planned request of ``sample_id`` (as the store recorded it);
     ``requests``: the run's store already open, else it is opened for this call."""
     path = run.dir / STORE_FILE
@@ -130,7 +153,7 @@ def request_parts(run: RunView, sample_id: str, requests: RunRequests | None = N
     return parts
 
 
-def run_detail(run: RunView, sample: Sample, requests: RunRequests | None = None) -> RunDetail:
+def run_detail(run: RunView, sample: Sample, requests: RunRequests | OpenStore | None = None) -> RunDetail:
     res = run.results.get(sample.id)
     parts = request_parts(run, sample.id, requests)
     prompt = "\n".join(p.text for p in parts if p.kind == "text")
