@@ -38,7 +38,7 @@ CREATE TABLE samples (
   ord INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, task TEXT NOT NULL, video TEXT NOT NULL,
   qlow TEXT NOT NULL, idlow TEXT NOT NULL, traj TEXT, step INTEGER, doc BLOB NOT NULL
 );
-CREATE TABLE groups (ord INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL);
+CREATE TABLE groups (ord INTEGER NOT NULL, key TEXT NOT NULL, value TEXT);  -- NULL: the value None
 """
 _INDEXES = """
 CREATE INDEX samples_task ON samples (task);
@@ -125,7 +125,7 @@ def _write(path: Path, bench: Benchmark, key: str) -> None:
         db.executemany(
             "INSERT INTO groups (ord, key, value) VALUES (?, ?, ?)",
             (
-                (k, g, str(s.metadata[g]))
+                (k, g, None if s.metadata[g] is None else str(s.metadata[g]))
                 for k, s in enumerate(bench.samples)
                 for g in GROUP_KEYS
                 if g in s.metadata
@@ -219,9 +219,11 @@ class IndexedBenchmark(Benchmark):
     def groups(self) -> dict[str, list[str]]:
         """Metadata groups present: key → sorted values (None values are no group)."""
         out: dict[str, list[str]] = {}
-        for key, value in self.select("SELECT DISTINCT key, value FROM groups ORDER BY key, value"):
-            if value != "None":
-                out.setdefault(key, []).append(value)
+        rows = self.select(
+            "SELECT DISTINCT key, value FROM groups WHERE value IS NOT NULL ORDER BY key, value"
+        )
+        for key, value in rows:
+            out.setdefault(key, []).append(value)
         return {k: out[k] for k in GROUP_KEYS if k in out}
 
     def neighbours(self, sample_id: str) -> tuple[str | None, str | None]:

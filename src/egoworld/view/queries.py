@@ -92,7 +92,7 @@ def _where(bv: BenchView, f: SampleFilter) -> tuple[str, list[Any]]:
     if gkey:
         if gval == "None":  # the value str() gives a missing key, as the filter always compared
             conds.append(
-                "(ord IN (SELECT ord FROM groups WHERE key = ? AND value = 'None') "
+                "(ord IN (SELECT ord FROM groups WHERE key = ? AND (value IS NULL OR value = 'None')) "
                 "OR ord NOT IN (SELECT ord FROM groups WHERE key = ?))"
             )
             params += [gkey, gkey]
@@ -129,23 +129,19 @@ def list_samples(bv: BenchView, f: SampleFilter, reviews: dict[str, str] | None 
     else:
         chosen = bv.bench.select(f"SELECT ord, id FROM samples{where} ORDER BY {order}", params)
         if f.verdict:
-            results = run.results if run else {}
-            chosen = [
-                (k, sid)
-                for k, sid in chosen
-                if (res := results.get(sid)) is not None and res.verdict == f.verdict
-            ]
+            verdict_of = run.results.verdict_of if run else lambda sid: None
+            chosen = [(k, sid) for k, sid in chosen if verdict_of(sid) == f.verdict]
         if f.disagree:
             differ = bv.disagreeing()
             chosen = [(k, sid) for k, sid in chosen if sid in differ]
         if f.review and reviews is not None:
             chosen = [(k, sid) for k, sid in chosen if reviews.get(sid, "none") == f.review]
         if by_score and run is not None:
-            results = run.results
+            score_of = run.results.score_of
 
             def score(item: tuple[int, str]) -> float:
-                res = results.get(item[1])
-                return -1.0 if res is None or res.score is None else res.score
+                got = score_of(item[1])
+                return -1.0 if got is None else got
 
             chosen.sort(key=score, reverse=f.sort == "score-desc")
         total = len(chosen)

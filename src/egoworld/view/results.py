@@ -83,6 +83,16 @@ class RunResults(Mapping[str, QuestionResult]):
     def __len__(self) -> int:
         return len(self._ids)
 
+    def score_of(self, sample_id: str) -> float | None:
+        """The question's score (None: not answered or not in this run), read from the columns."""
+        k = self._pos.get(sample_id)
+        return None if k is None else self._cols[k][1]
+
+    def verdict_of(self, sample_id: str) -> str | None:
+        """The question's verdict (None: not in this run), read from the columns."""
+        k = self._pos.get(sample_id)
+        return None if k is None else self._cols[k][2]
+
     def answered(self) -> set[str]:
         """The questions with a score."""
         return {sid for sid, score, _, _ in self._cols if score is not None}
