@@ -106,3 +106,22 @@ def test_run_index_rebuilt_when_scores_change_keeping_size_and_mtime(tmp_path, m
     _edit_keeping_stat(run / "scores.jsonl", '"sample":"mc-001","score":1.0', '"sample":"mc-001","score":0.0')
     os.utime(run / "scores.json", ns=(st.st_atime_ns, st.st_mtime_ns))  # not rescored: scores.json as it was
     assert verdict() == ("wrong", 2)
+
+
+def test_sample_pages_served_from_several_threads(tmp_path, monkeypatch) -> None:
+    """The store a sample page keeps open serves requests from any thread (a test client without ``with``
+    runs each request in a new one)."""
+    from starlette.testclient import TestClient
+
+    from egoworld.core.run_config import RunConfig
+    from egoworld.runner.run import run_benchmark
+    from egoworld.view.app import ViewApp, create_app
+    from egoworld.view.workspace import Workspace
+
+    monkeypatch.setenv("EGOWORLD_CACHE", str(tmp_path / "cache"))
+    bench = balanced_mc_bench(tmp_path / "b", n_mc=8, n_int=4)
+    run_benchmark(RunConfig(bench=bench.root, model="oracle", out=tmp_path / "runs" / "o", progress=False))
+    client = TestClient(create_app(ViewApp(Workspace([tmp_path / "runs"]))))
+    for sid in ("mc-001", "mc-002", "int-001"):
+        page = client.get(f"/b/toy-b/s/{sid}")
+        assert page.status_code == 200 and sid in page.text

@@ -4,6 +4,7 @@ benchmark's plug-in adds (e.g. a reference scene)."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,19 +101,22 @@ class OpenStore:
 
     def __init__(self, run: RunView):
         path = run.dir / STORE_FILE
-        self.store = ResponseStore(path, readonly=True) if path.is_file() else None
+        self.store = ResponseStore(path, readonly=True, threads=True) if path.is_file() else None
+        self._lock = threading.Lock()
 
     def request(self, sample_id: str) -> dict[str, Any] | None:
         if self.store is None:
             return None
-        row = self.store.db.execute(
-            "SELECT key FROM plan WHERE sample_id = ? ORDER BY permutation, epoch LIMIT 1", (sample_id,)
-        ).fetchone()
-        return self.store.request(row[0]) if row else None
+        with self._lock:
+            row = self.store.db.execute(
+                "SELECT key FROM plan WHERE sample_id = ? ORDER BY permutation, epoch LIMIT 1", (sample_id,)
+            ).fetchone()
+            return self.store.request(row[0]) if row else None
 
     def close(self) -> None:
         if self.store is not None:
-            self.store.close()
+            with self._lock:
+                self.store.close()
 
 
 def request_parts(
