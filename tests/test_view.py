@@ -359,3 +359,66 @@ def test_view_index_is_reused_and_rebuilt_when_scores_change(tmp_path, monkeypat
     assert len(built) == 2
     res = next(iter(ws.runs.values())).results["mc-001"]
     assert res.verdict == "wrong" and res.pred == 2 and res.rows[0]["score"] == 0.0
+
+
+def test_indexed_sample_list_matches_a_scan_of_the_benchmark(world) -> None:
+    """Every filter and sort of the SQL-backed list gives the ids, in the order, that scanning the loaded
+    benchmark gives (the list's meaning before the index)."""
+    from egoworld.core.bench_folder import load_benchmark
+    from egoworld.view.queries import PAGE_SIZE, SampleFilter, list_samples
+    from egoworld.view.workspace import Workspace
+
+    ws = Workspace([world["root"] / "runs"])
+    (bv,) = ws.benches.values()
+    samples = load_benchmark(world["bench"]).samples
+    assert bv.bench.samples == samples and bv.bench.sample("dir-05") == samples[5]
+
+    def scan(f: SampleFilter) -> list[str]:
+        run = next((r for r in bv.runs if r.id == f.run), bv.runs[0])
+        gkey, _, gval = f.group.partition("=")
+        out = []
+        for s in samples:
+            res = run.results.get(s.id)
+            preds = {
+                repr(r.results[s.id].pred)
+                for r in bv.runs
+                if s.id in r.results and r.results[s.id].score is not None
+            }
+            if (
+                (f.task and s.task != f.task)
+                or (f.video and s.cluster_id != f.video)
+                or (gkey and str(s.metadata.get(gkey)) != gval)
+                or (
+                    f.text and f.text.lower() not in s.question.lower() and f.text.lower() not in s.id.lower()
+                )
+                or (f.verdict and (res is None or res.verdict != f.verdict))
+                or (f.disagree and len(preds) <= 1)
+            ):
+                continue
+            out.append(s)
+        if f.sort in ("task", "video"):
+            out.sort(key=lambda s: s.task if f.sort == "task" else s.cluster_id)
+        elif f.sort in ("score", "score-desc"):
+            out.sort(
+                key=lambda s: -1.0 if (r := run.results.get(s.id)) is None or r.score is None else r.score,
+                reverse=f.sort == "score-desc",
+            )
+        return [s.id for s in out][:PAGE_SIZE]
+
+    filters = [
+        SampleFilter(),
+        SampleFilter(sort="task"),
+        SampleFilter(sort="video", task="DIR"),
+        SampleFilter(sort="score-desc", run="mixed"),
+        SampleFilter(sort="score", run="gold", video="v2"),
+        SampleFilter(verdict="wrong", run="mixed", sort="video"),
+        SampleFilter(disagree=True, sort="task"),
+        SampleFilter(group="horizon_bucket=short"),
+        SampleFilter(group="horizon_bucket=None"),
+        SampleFilter(text="MUG", task="DIR"),
+        SampleFilter(text="count-0"),
+        SampleFilter(text="no such words"),
+    ]
+    for f in filters:
+        assert [r["sample"].id for r in list_samples(bv, f).rows] == scan(f), f
+    assert list_samples(bv, SampleFilter(group="horizon_bucket=None")).total > 0  # COUNT has no bucket

@@ -126,14 +126,19 @@ class ResponseRow:
 class ResponseStore:
     """SQLite response store. One writer process at a time; readers may open it concurrently."""
 
-    def __init__(self, path: str | Path, *, readonly: bool = False, expect_data: bool = False):
+    def __init__(
+        self, path: str | Path, *, readonly: bool = False, expect_data: bool = False, threads: bool = False
+    ):
         """Open (or create) the store; ``expect_data``: the run's manifest records stored responses, so an
-        empty file means the store was emptied (a 0-byte file is otherwise a store not yet written)."""
+        empty file means the store was emptied (a 0-byte file is otherwise a store not yet written);
+        ``threads``: a read-only store that several threads use in turn (the caller serialises them)."""
         self.path = Path(path)
         check_store_file(self.path, must_exist=readonly, allow_empty=not (readonly or expect_data))
         try:
             if readonly:
-                self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+                self.db = sqlite3.connect(
+                    f"file:{self.path}?mode=ro", uri=True, check_same_thread=not threads
+                )
                 missing = set(_TABLES) - {
                     r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
                 }

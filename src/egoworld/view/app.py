@@ -95,6 +95,7 @@ class ViewApp(HumanRoutes, SceneRoutes):
         self.env = _env()
         self._plots: dict[tuple[str, bool], bytes] = {}
         self._sections: dict[str, list[Any]] = {}
+        self._stores: dict[str, details.OpenStore] = {}  # run id → its store, opened by the first sample page
         self._plot_dir = tempfile.TemporaryDirectory(prefix="egoworld-view-")
         (Path(self._plot_dir.name) / "plots").mkdir()
         routes = [
@@ -136,6 +137,9 @@ class ViewApp(HumanRoutes, SceneRoutes):
 
     def close(self) -> None:
         self.media.close()
+        for store in self._stores.values():
+            store.close()
+        self._stores.clear()
         self._plot_dir.cleanup()
         if self.review:
             self.review.close()
@@ -167,6 +171,11 @@ class ViewApp(HumanRoutes, SceneRoutes):
             return bv.bench.sample(sid)
         except KeyError as exc:
             raise _NotFound(f"no sample {sid!r} in {bv.bench.name}") from exc
+
+    def _store(self, run: Any) -> details.OpenStore:
+        if run.id not in self._stores:
+            self._stores[run.id] = details.OpenStore(run)
+        return self._stores[run.id]
 
     def _reviews(self, bv: BenchView) -> dict[str, dict[str, Any]] | None:
         if self.review is None or bv.id != self.review_bench:
@@ -262,22 +271,21 @@ class ViewApp(HumanRoutes, SceneRoutes):
             page=page,
             verdicts=VERDICTS,
             groups=bv.groups(),
-            videos=sorted({s.cluster_id for s in bv.bench.samples}),
+            videos=bv.bench.videos(),
             reviewing=reviews is not None,
         )
 
     async def sample(self, request: Request) -> Response:
         bv = self._bench(request)
         s = self._sample(bv, request)
-        runs = [details.run_detail(r, s) for r in bv.runs]
+        runs = [details.run_detail(r, s, self._store(r)) for r in bv.runs]
         text_only = bool(runs) and all(
             (d.run.manifest.get("inputs") or {}).get("setting", "text") == "text" for d in runs
         )
         missing = details.missing_media(bv.bench, s)
         listed = [] if missing else details.listed_descr(s)
         reviews = self._reviews(bv)
-        ids = [x.id for x in bv.bench.samples]
-        i = ids.index(s.id)
+        prev_id, next_id = bv.bench.neighbours(s.id)
         return self.render(
             "sample.html",
             bv=bv,
@@ -295,8 +303,8 @@ class ViewApp(HumanRoutes, SceneRoutes):
             history=self.review.history(s.id) if reviews is not None and self.review else [],
             causes=cause_choices(s) if reviews is not None else [],
             decisions=DECISIONS,
-            prev_id=ids[i - 1] if i > 0 else None,
-            next_id=ids[i + 1] if i + 1 < len(ids) else None,
+            prev_id=prev_id,
+            next_id=next_id,
         )
 
     async def compare(self, request: Request) -> Response:

@@ -4,6 +4,7 @@ benchmark's plug-in adds (e.g. a reference scene)."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,7 +95,33 @@ class RunRequests:
             self.store.close()
 
 
-def request_parts(run: RunView, sample_id: str, requests: RunRequests | None = None) -> list[SentPart]:
+class OpenStore:
+    """A run's request store opened read-only once (its integrity check run once, not per page) and asked
+    for one sample's first planned request at a time: what the viewer's sample page keeps per run."""
+
+    def __init__(self, run: RunView):
+        path = run.dir / STORE_FILE
+        self.store = ResponseStore(path, readonly=True, threads=True) if path.is_file() else None
+        self._lock = threading.Lock()
+
+    def request(self, sample_id: str) -> dict[str, Any] | None:
+        if self.store is None:
+            return None
+        with self._lock:
+            row = self.store.db.execute(
+                "SELECT key FROM plan WHERE sample_id = ? ORDER BY permutation, epoch LIMIT 1", (sample_id,)
+            ).fetchone()
+            return self.store.request(row[0]) if row else None
+
+    def close(self) -> None:
+        if self.store is not None:
+            with self._lock:
+                self.store.close()
+
+
+def request_parts(
+    run: RunView, sample_id: str, requests: RunRequests | OpenStore | None = None
+) -> list[SentPart]:
     """The media and text parts of the first planned request of ``sample_id`` (as the store recorded it);
     ``requests``: the run's store already open, else it is opened for this call."""
     path = run.dir / STORE_FILE
@@ -130,7 +157,7 @@ def request_parts(run: RunView, sample_id: str, requests: RunRequests | None = N
     return parts
 
 
-def run_detail(run: RunView, sample: Sample, requests: RunRequests | None = None) -> RunDetail:
+def run_detail(run: RunView, sample: Sample, requests: RunRequests | OpenStore | None = None) -> RunDetail:
     res = run.results.get(sample.id)
     parts = request_parts(run, sample.id, requests)
     prompt = "\n".join(p.text for p in parts if p.kind == "text")
@@ -177,11 +204,7 @@ def trajectory(bv: BenchView, sample: Sample) -> list[dict[str, Any]]:
     """The steps of the sample's trajectory in order, with each run's answer and verdict."""
     if sample.trajectory is None:
         return []
-    tid = sample.trajectory.id
-    steps = sorted(
-        (s for s in bv.bench.samples if s.trajectory is not None and s.trajectory.id == tid),
-        key=lambda s: (s.trajectory.step, s.id),  # type: ignore[union-attr]
-    )
+    steps = [bv.bench.sample(sid) for sid in bv.bench.trajectory_ids(sample.trajectory.id)]
     out = []
     for s in steps:
         answers = []

@@ -1,7 +1,8 @@
 """The viewer's index of a run: one SQLite file per run folder (in ``$EGOWORLD_CACHE/view``, else
 ``~/.cache/egoworld/view``) holding each question's score, verdict and first prediction, and its scored rows
 (compressed, read only when a page needs them). Built once from ``scores.jsonl`` and reused while that file
-keeps its size and modification time; rebuilt when it changes (a rescore)."""
+keeps its content (its sha256, hashed again at every open); rebuilt when it changes (a rescore), even when
+its size and modification time stay the same."""
 
 from __future__ import annotations
 
@@ -11,14 +12,15 @@ import os
 import sqlite3
 import threading
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from egoworld.core.files import iter_jsonl
+from egoworld.core.hashing import sha256_file
 from egoworld.core.run_config import SCORES_JSONL
 
-INDEX_VERSION = "1"
+INDEX_VERSION = "2"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS results (
@@ -43,12 +45,11 @@ def index_path(run_dir: Path) -> Path:
 
 
 def scores_key(run_dir: Path) -> str:
-    """What the index was built from: size and modification time of ``scores.jsonl`` (absent: "none")."""
+    """What the index was built from: the sha256 of ``scores.jsonl`` (absent: "none")."""
     path = Path(run_dir) / SCORES_JSONL
     if not path.is_file():
         return "none"
-    st = path.stat()
-    return f"{INDEX_VERSION}:{st.st_size}:{st.st_mtime_ns}"
+    return f"{INDEX_VERSION}:{sha256_file(path)}"
 
 
 class RunIndex:
@@ -87,12 +88,10 @@ class RunIndex:
             self.db.execute("INSERT OR REPLACE INTO meta (k, v) VALUES ('scores', ?)", (key,))
             self.db.execute("COMMIT")
 
-    def summaries(self) -> Iterator[tuple[str, float | None, str, Any]]:
-        """(sample, score, verdict, first prediction) per question, in ``scores.jsonl`` order."""
+    def columns(self) -> list[tuple[str, float | None, str, str | None]]:
+        """(sample, score, verdict, first prediction as JSON text) per question, in ``scores.jsonl`` order."""
         with self._lock:
-            got = self.db.execute("SELECT sample, score, verdict, pred FROM results ORDER BY ord").fetchall()
-        for sid, score, verdict, pred in got:
-            yield sid, score, verdict, None if pred is None else json.loads(pred)
+            return self.db.execute("SELECT sample, score, verdict, pred FROM results ORDER BY ord").fetchall()
 
     def rows(self, sample_id: str) -> list[dict[str, Any]]:
         """The scored rows of one question (every order and epoch)."""

@@ -1,11 +1,10 @@
-"""The sample list: filter, sort and page the questions of one benchmark (server side)."""
+"""The sample list: filter, sort and page the questions of one benchmark (server side, over its index)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from egoworld.core.schema import Sample
 from egoworld.view.workspace import BenchView, RunView
 
 PAGE_SIZE = 50
@@ -78,54 +77,79 @@ class SamplePage:
     counts: dict[str, int] = field(default_factory=dict)
 
 
-def disagree(sample: Sample, runs: list[RunView]) -> bool:
-    preds = {
-        repr(r.results[sample.id].pred)
-        for r in runs
-        if sample.id in r.results and r.results[sample.id].score is not None
-    }
-    return len(preds) > 1
+def _where(bv: BenchView, f: SampleFilter) -> tuple[str, list[Any]]:
+    """The SQL condition over the benchmark index's columns for the filters that depend on the sample alone
+    (task, video, group, text)."""
+    conds: list[str] = []
+    params: list[Any] = []
+    if f.task:
+        conds.append("task = ?")
+        params.append(f.task)
+    if f.video:
+        conds.append("video = ?")
+        params.append(f.video)
+    gkey, _, gval = f.group.partition("=")
+    if gkey:
+        if gval == "None":  # the value str() gives a missing key, as the filter always compared
+            conds.append(
+                "(ord IN (SELECT ord FROM groups WHERE key = ? AND (value IS NULL OR value = 'None')) "
+                "OR ord NOT IN (SELECT ord FROM groups WHERE key = ?))"
+            )
+            params += [gkey, gkey]
+        else:
+            conds.append("ord IN (SELECT ord FROM groups WHERE key = ? AND value = ?)")
+            params += [gkey, gval]
+    text = f.text.lower()
+    if text:
+        conds.append("(instr(qlow, ?) > 0 OR instr(idlow, ?) > 0)")
+        params += [text, text]
+    return (" WHERE " + " AND ".join(conds)) if conds else "", params
+
+
+_ORDER = {"task": "task, ord", "video": "video, ord"}
 
 
 def list_samples(bv: BenchView, f: SampleFilter, reviews: dict[str, str] | None = None) -> SamplePage:
+    """One page of the sample list: the benchmark's own filters and sorts run as SQL over its index; a
+    run's verdict, the runs' disagreement, review decisions and the score sort over the runs' results."""
     run = next((r for r in bv.runs if r.id == f.run), bv.runs[0] if bv.runs else None)
-    gkey, _, gval = f.group.partition("=")
-    text = f.text.lower()
-    chosen: list[Sample] = []
-    for s in bv.bench.samples:
-        if f.task and s.task != f.task:
-            continue
-        if f.video and s.cluster_id != f.video:
-            continue
-        if gkey and str(s.metadata.get(gkey)) != gval:
-            continue
-        if text and text not in s.question.lower() and text not in s.id.lower():
-            continue
+    where, params = _where(bv, f)
+    order = _ORDER.get(f.sort, "ord")
+    by_run = bool(f.verdict) or f.disagree or (bool(f.review) and reviews is not None)
+    by_score = f.sort in ("score", "score-desc") and run is not None
+    if not by_run and not by_score:  # the index pages it
+        ((total,),) = bv.bench.select(f"SELECT COUNT(*) FROM samples{where}", params)
+        pages = max(1, -(-total // PAGE_SIZE))
+        page = min(f.page, pages)
+        got = bv.bench.select(
+            f"SELECT ord FROM samples{where} ORDER BY {order} LIMIT ? OFFSET ?",
+            [*params, PAGE_SIZE, (page - 1) * PAGE_SIZE],
+        )
+        shown = [k for (k,) in got]
+    else:
+        chosen = bv.bench.select(f"SELECT ord, id FROM samples{where} ORDER BY {order}", params)
         if f.verdict:
-            res = run.results.get(s.id) if run else None
-            if res is None or res.verdict != f.verdict:
-                continue
-        if f.disagree and not disagree(s, bv.runs):
-            continue
-        if f.review and reviews is not None and reviews.get(s.id, "none") != f.review:
-            continue
-        chosen.append(s)
-    if f.sort == "task":
-        chosen.sort(key=lambda s: s.task)
-    elif f.sort == "video":
-        chosen.sort(key=lambda s: s.cluster_id)
-    elif f.sort in ("score", "score-desc") and run is not None:
+            verdict_of = run.results.verdict_of if run else lambda sid: None
+            chosen = [(k, sid) for k, sid in chosen if verdict_of(sid) == f.verdict]
+        if f.disagree:
+            differ = bv.disagreeing()
+            chosen = [(k, sid) for k, sid in chosen if sid in differ]
+        if f.review and reviews is not None:
+            chosen = [(k, sid) for k, sid in chosen if reviews.get(sid, "none") == f.review]
+        if by_score and run is not None:
+            score_of = run.results.score_of
 
-        def score(s: Sample) -> float:
-            res = run.results.get(s.id)
-            return -1.0 if res is None or res.score is None else res.score
+            def score(item: tuple[int, str]) -> float:
+                got = score_of(item[1])
+                return -1.0 if got is None else got
 
-        chosen.sort(key=score, reverse=f.sort == "score-desc")
-    total = len(chosen)
-    pages = max(1, -(-total // PAGE_SIZE))
-    page = min(f.page, pages)
+            chosen.sort(key=score, reverse=f.sort == "score-desc")
+        total = len(chosen)
+        pages = max(1, -(-total // PAGE_SIZE))
+        page = min(f.page, pages)
+        shown = [k for k, _ in chosen[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]]
     rows = []
-    for s in chosen[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]:
+    for s in bv.bench.samples_at(shown):
         per_run = []
         for r in bv.runs:
             res = r.results.get(s.id)

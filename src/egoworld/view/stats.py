@@ -18,11 +18,11 @@ CONFUSION_MAX_OPTIONS = 8
 
 def _scale(run: RunView) -> float:
     """Question scores are fractions (×100 for percent) except judge-scored runs that already use 0–100."""
-    return 1.0 if any((r.score or 0) > 1.0 for r in run.results.values()) else 100.0
+    return 1.0 if any((s or 0) > 1.0 for s in run.results.scores()) else 100.0
 
 
 def answered_ids(run: RunView) -> set[str]:
-    return {sid for sid, r in run.results.items() if r.score is not None}
+    return run.results.answered()
 
 
 def question_sets_differ(bv: BenchView) -> bool:
@@ -65,10 +65,11 @@ def overview(bv: BenchView, common: bool) -> dict[str, Any]:
         else:
             k = _scale(run)
             by_task: dict[str, tuple[list[float], list[str]]] = defaultdict(lambda: ([], []))
+            cols = bv.columns()
             for sid in sorted(keep):
-                smp = bv.bench.sample(sid)
-                by_task[smp.task][0].append(k * float(run.results[sid].score or 0.0))
-                by_task[smp.task][1].append(smp.cluster_id)
+                task, video = cols[sid]
+                by_task[task][0].append(k * float(run.results[sid].score or 0.0))
+                by_task[task][1].append(video)
             allv, allc = [], []
             for t in tasks:
                 if t in by_task:
@@ -107,14 +108,15 @@ def paired(bv: BenchView, runs: list[RunView], baseline: RunView | None = None) 
     for other in others:
         both = sorted(answered_ids(ref) & answered_ids(other))
         groups: dict[str, tuple[list[float], list[str]]] = defaultdict(lambda: ([], []))
+        cols = bv.columns()
         for sid in both:
-            smp = bv.bench.sample(sid)
+            task, video = cols[sid]
             d = _scale(other) * float(other.results[sid].score or 0) - _scale(ref) * float(
                 ref.results[sid].score or 0
             )
-            for g in ("Overall", smp.task):
+            for g in ("Overall", task):
                 groups[g][0].append(d)
-                groups[g][1].append(smp.cluster_id)
+                groups[g][1].append(video)
         for g, (vals, clus) in groups.items():
             cell = _cell(vals, clus)
             wins = sum(v > 0 for v in vals)
@@ -181,8 +183,8 @@ def order_accuracy(runs: list[RunView]) -> list[dict[str, Any]]:
 def per_video(bv: BenchView, runs: list[RunView]) -> list[dict[str, Any]]:
     """Mean question score per video (cluster) per run."""
     clusters: dict[str, list[str]] = defaultdict(list)
-    for s in bv.bench.samples:
-        clusters[s.cluster_id].append(s.id)
+    for sid, (_, video) in bv.columns().items():
+        clusters[video].append(sid)
     rows = []
     for c, ids in sorted(clusters.items()):
         cells = []

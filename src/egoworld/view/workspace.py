@@ -1,67 +1,38 @@
 """What `egoworld view` shows: benchmark folders and run folders found under the given paths, read from
-their files (``manifest.json``, ``samples.jsonl``, ``run.json``, ``scores.jsonl``, ``responses.sqlite``).
+their files (``manifest.json``, ``samples.jsonl``, ``run.json``, ``scores.jsonl``, ``responses.sqlite``)
+through the viewer's indexes (`egoworld.view.bench_index`, `egoworld.view.index`): a benchmark's samples are
+parsed only when a page shows them.
 
 Runs that were never scored (or whose store changed since) are scored first, as `egoworld report` does.
-Each question of each run gets one record: its score (mean over orders and epochs), its verdict
-(``correct`` / ``wrong`` / ``unparsed`` / ``error``) and the predicted option of its first answered row.
+Each question of each run gets one result (`egoworld.view.results`).
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.bench_folder import MANIFEST, Benchmark, load_benchmark
+from egoworld.core.bench_folder import MANIFEST
 from egoworld.core.files import InputFileError, read_json
 from egoworld.core.run_config import RUN_MANIFEST
+from egoworld.view.bench_index import GROUP_KEYS, IndexedBenchmark, open_benchmark
+from egoworld.view.results import QuestionResult, RunResults, load_run_results, summarise
 
-#: metadata keys that group questions (filters of the sample list, when a benchmark has them)
-GROUP_KEYS = ("duration_group", "horizon_bucket", "query_bucket", "partition", "order_by", "option_set")
+__all__ = [
+    "GROUP_KEYS",
+    "VERDICTS",
+    "BenchView",
+    "QuestionResult",
+    "RunView",
+    "Workspace",
+    "load_run_results",
+    "summarise",
+]
 VERDICTS = ("correct", "wrong", "unparsed", "error")
 _SCAN_DEPTH = 4
-
-
-class QuestionResult:
-    """One question in one run: score, verdict and first prediction at hand; its scored rows read from the
-    run's index when first asked for (``loader``) or given."""
-
-    def __init__(
-        self,
-        rows: list[dict[str, Any]] | None = None,
-        *,
-        loader: Callable[[], list[dict[str, Any]]] | None = None,
-    ):
-        self._rows = rows
-        self._loader = loader
-        self.score: float | None = None
-        self.verdict = "error"
-        self.pred: Any = None
-        if rows is not None:
-            self.score, self.verdict, self.pred = summarise(rows)
-
-    @property
-    def rows(self) -> list[dict[str, Any]]:
-        if self._rows is None:
-            self._rows = self._loader() if self._loader is not None else []
-        return self._rows
-
-
-def summarise(rows: list[dict[str, Any]]) -> tuple[float | None, str, Any]:
-    """(score, verdict, first prediction) of a question's scored rows: the mean score over orders and
-    epochs; ``correct`` / ``wrong`` / ``unparsed`` / ``error``; the prediction of the first answered row."""
-    answered = [r for r in rows if r.get("score") is not None]
-    if not answered:
-        return None, "error", None
-    score = sum(float(r["score"]) for r in answered) / len(answered)
-    pred = answered[0].get("pred")
-    if not any(r.get("parsed", True) for r in answered):
-        return score, "unparsed", pred
-    scale = 100.0 if score > 1.0 else 1.0  # judge-scored benchmarks report 0–100
-    return score, "correct" if score >= scale - 1e-9 else "wrong", pred
 
 
 @dataclass
@@ -71,7 +42,7 @@ class RunView:
     manifest: dict[str, Any]
     summary: dict[str, Any]
     label: str
-    results: dict[str, QuestionResult]
+    results: RunResults
 
     @property
     def model_spec(self) -> str:
@@ -81,8 +52,10 @@ class RunView:
 @dataclass
 class BenchView:
     id: str
-    bench: Benchmark
+    bench: IndexedBenchmark
     runs: list[RunView] = field(default_factory=list)
+    _columns: dict[str, tuple[str, str]] | None = field(default=None, repr=False)
+    _disagree: frozenset[str] | None = field(default=None, repr=False)
 
     @property
     def title(self) -> str:
@@ -90,12 +63,23 @@ class BenchView:
 
     def groups(self) -> dict[str, list[str]]:
         """Metadata groups present in this benchmark: key → sorted values."""
-        out: dict[str, set[str]] = defaultdict(set)
-        for s in self.bench.samples:
-            for k in GROUP_KEYS:
-                if k in s.metadata and s.metadata[k] is not None:
-                    out[k].add(str(s.metadata[k]))
-        return {k: sorted(v) for k, v in out.items()}
+        return self.bench.groups()
+
+    def columns(self) -> dict[str, tuple[str, str]]:
+        """Sample id → (task, video) of every sample, in file order (from the index, without parsing)."""
+        if self._columns is None:
+            self._columns = {sid: (task, video) for _, sid, task, video in self.bench.ids()}
+        return self._columns
+
+    def disagreeing(self) -> frozenset[str]:
+        """The questions two runs answered differently (their first predictions, where scored)."""
+        if self._disagree is None:
+            preds: dict[str, set[str | None]] = defaultdict(set)
+            for r in self.runs:
+                for sid, pred in r.results.pred_texts():
+                    preds[sid].add(pred)
+            self._disagree = frozenset(sid for sid, p in preds.items() if len(p) > 1)
+        return self._disagree
 
 
 def slug(text: str) -> str:
@@ -136,20 +120,6 @@ def _find(paths: list[Path]) -> tuple[list[Path], list[Path]]:
     return runs, benches
 
 
-def load_run_results(run_dir: Path, bench: Benchmark | None = None) -> dict[str, QuestionResult]:
-    """Each question's result of a run, from its index (`egoworld.view.index`; built or rebuilt first when
-    ``scores.jsonl`` is new or changed); rows are read when a page asks for them."""
-    from egoworld.view.index import RunIndex
-
-    index = RunIndex(run_dir, summarise)
-    results: dict[str, QuestionResult] = {}
-    for sid, score, verdict, pred in index.summaries():
-        res = QuestionResult(loader=lambda sid=sid: index.rows(sid))
-        res.score, res.verdict, res.pred = score, verdict, pred
-        results[sid] = res
-    return results
-
-
 class Workspace:
     """Everything `egoworld view` serves, loaded once at start (``reload()`` re-reads)."""
 
@@ -169,7 +139,7 @@ class Workspace:
         def bench_view(root: Path) -> BenchView:
             key = root.resolve()
             if key not in by_root:
-                bench = load_benchmark(root)
+                bench = open_benchmark(root)
                 bid = slug(f"{bench.name}-{root.name}")
                 while any(b.id == bid for b in by_root.values()):
                     bid += "_"
@@ -192,7 +162,7 @@ class Workspace:
                 manifest=manifest,
                 summary=summary,
                 label=run_label(summary),
-                results=load_run_results(rd, bv.bench),
+                results=load_run_results(rd),
             )
             runs[rid] = run
             bv.runs.append(run)
