@@ -1,28 +1,39 @@
-"""Bench: 128 exact frames (uniform rule) from 10-minute 1080p H.264 videos, GOP 2 s and GOP 10 s.
+"""Bench: 128 exact frames (uniform rule) from 3-minute 1080p H.264 videos, GOP 2 s and GOP 10 s.
 
 Methods, each measured in a fresh process (so its peak RSS, VmHWM, is its own), all with the same thread budget and
 the frames at the same output size (448 × 448 pixel budget):
 
 * ``ours``: egoworld's decoder (seek-or-continue per target, non-reference frames discarded while the next
-  target is ahead, frames resized as decoded, the plan's runs split over one single-threaded decoder per
-  core); its seconds include building the frame table;
+  target is ahead, frames resized as decoded, the plan's runs handed from one queue to one single-threaded
+  decoder per core, each run drained once its last target is sent); its seconds include building the
+  frame table, and a per-phase line shows where its CPU seconds went (frame table, seeks, demux, decode,
+  colour conversion and resize, the rest) with each worker's CPU and wall seconds and the queue wait;
 * ``ours-noskip``: the same without discarding non-reference frames (what the skip saves);
 * ``pyav-seq``: PyAV decoding sequentially up to the last target with FFmpeg's frame threads (one per core);
 * ``decord``: ``VideoReader(width, height).get_batch`` (when installed);
 * ``torchcodec``: ``VideoDecoder(seek_mode="exact", device="cpu")`` with its resize transform,
   ``get_frames_at`` (when installed; see DEVELOPERS.md);
-* ``limit``: the decode limit: the frames any decoder must decode (reference frames up to each target and
-  the targets) times the single-thread decoding time per such frame, spread over the cores.
+* ``limit``: the decode limit: the CPU seconds of one single-threaded FFmpeg decoder decoding exactly the
+  frames any exact decoder must decode (from each target's keyframe: the reference frames, the targets,
+  and the references a B-frame target needs), decoder calls only, spread perfectly over the cores
+  (``decode_limit``; the earlier per-frame extrapolation is printed beside it).
+
+The figures are wall seconds (what a user waits) and CPU seconds (process time, the work done). The machine
+this runs on may be shared: the load averages before and after are printed, and ``<gop>_ours_core_share``
+(ours' CPU seconds / (wall × cores)) says how much of the cores ours actually got. ``<gop>_ours_vs_limit``
+(wall / limit) only means what it says when the share is near 1; ``<gop>_ours_cpu_vs_limit`` (CPU / the
+limit's CPU) holds under load. Frames are checked as they arrive (so peak memory is the streaming
+decoder's); the CPU seconds of that check are left out of ``cpu_s``.
 
 Every method's frames are checked against the burned-in counter (``exact`` = frames that show the right
 index). The videos (burned-in counter, moving textured content, B-frames) are generated at bench time into a
 temporary folder and reused by later runs; nothing is committed.
 
-Environment: EGOWORLD_BENCH_MINUTES (default 10), EGOWORLD_BENCH_FRAMES (default 128), EGOWORLD_BENCH_DIR
+Environment: EGOWORLD_BENCH_MINUTES (default 3), EGOWORLD_BENCH_FRAMES (default 128), EGOWORLD_BENCH_DIR
 (default: <tmp>/egoworld-bench-media), EGOWORLD_BENCH_METHODS (comma-separated subset), EGOWORLD_BENCH_REPEAT
 (rounds over all methods, default 1; each method's fastest round counts, with its worst exactness and highest
-peak: use 2-3 on a shared machine). A quicker run at the same spacing of targets (about 140 frames apart, so
-the same share of each GOP is decoded): EGOWORLD_BENCH_MINUTES=2 EGOWORLD_BENCH_FRAMES=26.
+peak: use 2-3 on a shared machine). A quicker run at the same spacing of targets (about 42 frames apart, so
+the same share of each GOP is decoded): EGOWORLD_BENCH_MINUTES=1 EGOWORLD_BENCH_FRAMES=43.
 
 Ends with one JSON line: per GOP, each method's seconds, peak MB and exact count, and egoworld's speed ratio
 against each (``<gop>_ours_vs_<method>`` = that method's seconds / ours; for ``limit``: ours / limit), and
@@ -104,20 +115,42 @@ def measure(method: str, path: str) -> dict:
     from egoworld.media.policies import uniform_offsets
     from egoworld.media.testvideo import read_counter
 
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     index = probe(path)
     probe_s = time.perf_counter() - start
+    probe_cpu = time.process_time() - cpu_start
     targets = uniform_offsets("uniform", index.count, FRAMES)
     size = output_size(index.width, index.height, MAX_PIXELS)
-    got: list[int] = []
+    found: dict[int, int] = {}  # frame index → the counter it shows
+    reading = [0.0]  # CPU seconds spent reading counters (the bench's check, taken out of cpu_s)
+
+    def check(i: int, img) -> None:
+        r0 = time.thread_time()
+        found[i] = read_counter(img)
+        reading[0] += time.thread_time() - r0
+
     decoded = 0
-    t0 = time.perf_counter()
+    phases: dict[str, float] = {}
+    t0, c0 = time.perf_counter(), time.process_time()
     if method in ("ours", "ours-noskip"):
         stats = DecodeStats()
         frames = decode_parallel(path, index, targets, size=size, stats=stats, skip_nonref=method == "ours")
-        found = {i: read_counter(img) for i, img in frames}
-        got = [found.get(t, -1) for t in targets]
+        for i, img in frames:
+            check(i, img)
         decoded = stats.frames
+        phases = {
+            "probe_cpu": probe_cpu,
+            "seek_cpu": stats.seek_s,
+            "demux_cpu": stats.demux_s,
+            "decode_cpu": stats.decode_s,
+            "convert_cpu": stats.convert_s,
+            "ipc_wait": stats.wait_s,  # wall seconds workers waited on the full frame queue
+            "seeks": stats.seeks,
+            "packets": stats.packets,
+            "drains": stats.drains,
+            "worker_cpu": [round(x, 3) for x in stats.worker_cpu_s],
+            "worker_wall": [round(x, 3) for x in stats.worker_wall_s],
+        }
     elif method == "pyav-seq":
         import av
 
@@ -133,7 +166,7 @@ def measure(method: str, path: str) -> dict:
                     img = frame.to_ndarray(
                         width=size[0], height=size[1], format="rgb24", interpolation=interp
                     )
-                    got.append(read_counter(img))
+                    check(pos, img)
                 if pos >= targets[-1]:
                     break
     elif method == "decord":
@@ -141,7 +174,8 @@ def measure(method: str, path: str) -> dict:
 
         vr = decord.VideoReader(path, ctx=decord.cpu(0), width=size[0], height=size[1])
         batch = vr.get_batch(targets).asnumpy()
-        got = [read_counter(img) for img in batch]
+        for i, img in zip(targets, batch, strict=True):
+            check(i, img)
         decoded = -1  # decord does not report it
     elif method == "torchcodec":
         from torchcodec.decoders import VideoDecoder
@@ -157,19 +191,24 @@ def measure(method: str, path: str) -> dict:
         )
         for t in range(0, len(targets), 32):  # batches of 32: a batch of 128 1080p frames is 800 MB
             batch = decoder.get_frames_at(indices=targets[t : t + 32]).data
-            got.extend(read_counter(img.numpy()) for img in batch)
+            for i, img in zip(targets[t : t + 32], batch, strict=True):
+                check(i, img.numpy())
         decoded = -1
     elif method == "limit":
         return {"method": method, **decode_limit(path, index, targets, default_workers())}
     else:
         raise ValueError(method)
     seconds = time.perf_counter() - t0
+    cpu = time.process_time() - c0 - reading[0]
+    got = [found.get(t, -1) for t in targets]
     ours = method.startswith("ours")
     return {
         "method": method,
         "seconds": seconds + (probe_s if ours else 0.0),
+        "cpu_s": cpu + (probe_cpu if ours else 0.0),
         "probe_s": probe_s if ours else 0.0,
-        "exact": sum(g == t for g, t in zip(got, targets, strict=False)),
+        "phases": phases,
+        "exact": sum(g == t for g, t in zip(got, targets, strict=True)),
         "frames": len(targets),
         "decoded": decoded,
         "minimum": index.theoretical_minimum(targets),
@@ -178,36 +217,88 @@ def measure(method: str, path: str) -> dict:
 
 
 def decode_limit(path: str, index, targets: list[int], workers: int, sample: int = 600) -> dict:
-    """The decode limit: minimum frames × single-thread seconds per decoded frame / cores. The time per
-    frame is measured on the first ``sample`` frames with non-reference frames discarded (the frames the
-    minimum counts are those, so the limit is not flattered by cheap B-frames)."""
+    """The decode limit: the CPU seconds one single-threaded FFmpeg decoder spends decoding exactly the
+    frames any exact decoder must decode, spread perfectly over ``workers`` cores.
+
+    Those frames: for each stretch of the union of [preceding keyframe, target], seek to its keyframe and
+    send the packets in decode order up to the last one showing a frame of the stretch (a B-frame target
+    needs the reference after it), non-reference frames discarded unless they are targets, then drain.
+    Only the decoder calls are timed (thread CPU: no demuxing, no colour conversion, no Python, no frame
+    table, and immune to other processes taking the cores). ``extrapolated_s`` is the earlier estimate
+    (minimum frames × the mean cost of the first ``sample`` reference frames / workers), for comparison:
+    it undercounts keyframes, which cost several P-frames each."""
     import av
 
+    wanted = sorted(set(targets))
+    stretches: list[tuple[int, int, int]] = []  # (keyframe slot, first frame, last frame)
+    for t in wanted:
+        slot = index.keyframe_slot(t)
+        if stretches and stretches[-1][2] >= index.keyframes[slot] - 1:
+            stretches[-1] = (stretches[-1][0], stretches[-1][1], t)
+        else:
+            stretches.append((slot, index.keyframes[slot], t))
+    want = set(wanted)
+    cpu = 0.0
+    sent = 0
     with av.open(path) as container:
         stream = container.streams.video[0]
         stream.thread_type = "NONE"
         stream.codec_context.thread_count = 1
-        stream.codec_context.skip_frame = "NONREF" if index.nonref else "DEFAULT"
-        last = min(sample, index.count) - 1
+        ctx = stream.codec_context
+        skip = "NONREF" if index.nonref else "DEFAULT"
+        for slot, first, last in stretches:
+            container.seek(index.seek_ts[slot], stream=stream, backward=True)
+            unsent = last - first + 1
+            started = False
+            for packet in container.demux(stream):
+                pos = index.position(packet.pts) if packet.pts is not None else None
+                if not started:
+                    if not (packet.is_keyframe and pos is not None and pos >= first):
+                        continue
+                    started = True
+                ctx.skip_frame = "DEFAULT" if pos in want else skip
+                c0 = time.thread_time()
+                packet.decode()
+                cpu += time.thread_time() - c0
+                sent += 1
+                if pos is not None and first <= pos <= last:
+                    unsent -= 1
+                    if unsent == 0:
+                        c0 = time.thread_time()
+                        ctx.decode(None)
+                        cpu += time.thread_time() - c0
+                        break
+        # the earlier estimate: mean cost of the first ``sample`` frames' reference frames
+        container.seek(0, stream=stream, backward=True)
+        ctx.skip_frame = skip
         produced = 0
-        t0 = time.perf_counter()
+        c0 = time.thread_time()
         for frame in container.decode(stream):
             produced += 1
-            if index.position(frame.pts) >= last:
+            if index.position(frame.pts) >= min(sample, index.count) - 1:
                 break
-        per_frame = (time.perf_counter() - t0) / produced
+        per_frame = (time.thread_time() - c0) / produced
     minimum = index.theoretical_minimum(targets)
     return {
-        "seconds": minimum * per_frame / workers,
+        "seconds": cpu / workers,
+        "cpu_s": cpu,
         "probe_s": 0.0,
+        "phases": {"packets": sent, "stretches": len(stretches)},
         "exact": len(targets),
         "frames": len(targets),
         "decoded": minimum,
         "minimum": minimum,
         "peak_rss_mb": peak_rss_mb(),
         "per_frame_ms": per_frame * 1000,
+        "extrapolated_s": minimum * per_frame / workers,
         "workers": workers,
     }
+
+
+def load() -> list[float]:
+    """The machine's load averages (1, 5, 15 min): the bench runs on shared machines."""
+    with open("/proc/loadavg", encoding="ascii") as fh:
+        return [float(x) for x in fh.read().split()[:3]]
 
 
 def run_child(method: str, path: Path) -> dict | None:
@@ -247,7 +338,7 @@ def available(method: str) -> bool:
 
 
 def main() -> None:
-    minutes = float(os.environ.get("EGOWORLD_BENCH_MINUTES", "10"))
+    minutes = float(os.environ.get("EGOWORLD_BENCH_MINUTES", "3"))
     chosen = os.environ.get("EGOWORLD_BENCH_METHODS")
     methods = [m for m in METHODS if not chosen or m in chosen.split(",")]
     methods = [m for m in methods if available(m)]
@@ -255,6 +346,7 @@ def main() -> None:
         f"{FRAMES} frames, uniform rule, {SIZE[0]}x{SIZE[1]} H.264 {FPS} fps, {minutes:g} min, budget {MAX_PIXELS} px"
     )
     repeat = max(1, int(os.environ.get("EGOWORLD_BENCH_REPEAT", "1")))
+    load_before = load()
     rows = []
     for name, gop in GOPS.items():
         path = make_video(name, gop, minutes)
@@ -266,10 +358,18 @@ def main() -> None:
                 if r is not None:
                     best[method] = merge_rounds(best.get(method), r)
         rows.extend({"video": name, **best[m]} for m in methods if m in best)
-    figures: dict[str, float | int | bool] = {"minutes": minutes, "frames": FRAMES, "rounds": repeat}
+    load_after = load()
+    figures: dict[str, object] = {
+        "minutes": minutes,
+        "frames": FRAMES,
+        "rounds": repeat,
+        "cores": os.cpu_count() or 1,
+        "load_before": load_before,
+        "load_after": load_after,
+    }
     print()
     print(
-        f"{'video':<8} {'method':<12} {'seconds':>8} {'ours is':>9} {'exact':>8} {'decoded':>8} {'minimum':>8} {'dec/min':>8} {'peak MB':>8}"
+        f"{'video':<8} {'method':<12} {'seconds':>8} {'cpu s':>8} {'ours is':>9} {'exact':>8} {'decoded':>8} {'minimum':>8} {'dec/min':>8} {'peak MB':>8}"
     )
     for name in GOPS:
         ours = next((r for r in rows if r["video"] == name and r["method"] == "ours"), None)
@@ -285,25 +385,59 @@ def main() -> None:
             dec_min = r["decoded"] / r["minimum"] if r["decoded"] > 0 else float("nan")
             decoded = str(r["decoded"]) if r["decoded"] >= 0 else "n/a"
             print(
-                f"{name:<8} {method:<12} {r['seconds']:>8.2f} {shown:>9} {r['exact']:>4}/{r['frames']:<3} "
+                f"{name:<8} {method:<12} {r['seconds']:>8.2f} {r['cpu_s']:>8.2f} {shown:>9} {r['exact']:>4}/{r['frames']:<3} "
                 f"{decoded:>8} {r['minimum']:>8} {dec_min:>8.3f} {r['peak_rss_mb']:>8.0f}"
             )
             figures[f"{name}_{method}_s"] = round(r["seconds"], 3)
+            figures[f"{name}_{method}_cpu_s"] = round(r["cpu_s"], 3)
             if method != "limit":
                 figures[f"{name}_{method}_exact"] = r["exact"]
                 figures[f"{name}_{method}_peak_mb"] = round(r["peak_rss_mb"], 1)
             if ratio == ratio:
                 figures[f"{name}_ours_vs_{method}"] = round(ratio, 3)
+        limit = next((r for r in rows if r["video"] == name and r["method"] == "limit"), None)
         if ours:
             figures[f"{name}_ours_decoded"] = ours["decoded"]
             figures[f"{name}_minimum"] = ours["minimum"]
             figures[f"{name}_ours_probe_s"] = round(ours["probe_s"], 3)
+            figures[f"{name}_ours_phases"] = {
+                k: round(v, 3) if isinstance(v, float) else v for k, v in ours["phases"].items()
+            }
+            # the share of the cores the decode got (1.0: every core busy all along)
+            figures[f"{name}_ours_core_share"] = round(ours["cpu_s"] / (ours["seconds"] * default_cores()), 3)
+        if ours and limit:
+            figures[f"{name}_ours_cpu_vs_limit"] = round(ours["cpu_s"] / limit["cpu_s"], 3)
+            figures[f"{name}_limit_extrapolated_s"] = round(limit["extrapolated_s"], 3)
+            print_phases(name, ours, limit)
     figures.update(targets(figures))
     print(
-        "(ours is = that method's seconds / ours, so > 1 means ours is faster; for limit: ours / limit. Seconds "
-        "include building the frame table for ours)"
+        "(ours is = that method's seconds / ours, so > 1 means ours is faster; for limit: ours / limit, wall "
+        "seconds against the limit's CPU seconds spread over the cores. Seconds include building the frame "
+        f"table for ours. Load average before {load_before}, after {load_after} on {os.cpu_count()} cores)"
     )
     print(json.dumps({"bench": "frames", **figures}, sort_keys=True))
+
+
+def default_cores() -> int:
+    from egoworld.media.parallel import default_workers
+
+    return default_workers()
+
+
+def print_phases(name: str, ours: dict, limit: dict) -> None:
+    """One time line: where egoworld's CPU seconds went, against the limit's decoding CPU seconds."""
+    ph = ours["phases"]
+    other = ours["cpu_s"] - sum(
+        ph[k] for k in ("probe_cpu", "seek_cpu", "demux_cpu", "decode_cpu", "convert_cpu")
+    )
+    print(
+        f"{name} phases (CPU s): frame table {ph['probe_cpu']:.2f}, seeks {ph['seek_cpu']:.2f} ({ph['seeks']}), "
+        f"demux {ph['demux_cpu']:.2f}, decode {ph['decode_cpu']:.2f} ({ph['packets']} packets; limit "
+        f"{limit['cpu_s']:.2f}, {limit['phases']['packets']} packets), colour+resize {ph['convert_cpu']:.2f}, "
+        f"rest (Python, threads) {other:.2f}; workers CPU "
+        f"{ph['worker_cpu']} wall {ph['worker_wall']}; queue wait {ph['ipc_wait']:.2f} s; total CPU "
+        f"{ours['cpu_s']:.2f} in {ours['seconds']:.2f} s wall"
+    )
 
 
 def merge_rounds(old: dict | None, new: dict) -> dict:
@@ -321,6 +455,8 @@ def targets(f: dict) -> dict[str, bool]:
     out = {
         "target_gop10s_vs_seq_1_5x": f.get("gop10s_ours_vs_pyav-seq", 0) >= 1.5,
         "target_gop2s_within_1_2x_limit": 0 < f.get("gop2s_ours_vs_limit", 99) <= 1.2,
+        "target_gop10s_within_1_2x_limit": 0 < f.get("gop10s_ours_vs_limit", 99) <= 1.2,
+        "target_cpu_within_1_2x_limit": all(0 < f.get(f"{g}_ours_cpu_vs_limit", 99) <= 1.2 for g in GOPS),
         "target_peak_under_300mb": all(f.get(f"{g}_ours_peak_mb", 1e9) < 300 for g in GOPS),
     }
     for other in ("decord", "torchcodec"):

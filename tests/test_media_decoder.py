@@ -12,10 +12,10 @@ import av
 import numpy as np
 import pytest
 
-from egoworld.media.decoder import SEEK_COST, DecodeStats, decode_frames
+from egoworld.media.decoder import SEEK_COST, DecodeStats, FrameDecoder, decode_frames, plan_runs, seek_cost
 from egoworld.media.errors import MediaError
 from egoworld.media.index import probe
-from egoworld.media.parallel import decode_parallel, plan_runs, split_blocks
+from egoworld.media.parallel import decode_parallel
 from egoworld.media.policies import Clip, parse_policy
 from egoworld.media.testvideo import read_counter, write_counter_video
 
@@ -40,13 +40,14 @@ def videos(tmp_path_factory) -> dict[str, tuple[Path, list[float]]]:
     return out
 
 
-def planned_frames(index, targets, skip: bool = True) -> int:
-    """Frames the least-work rule decodes: per target, continue unless seeking saves more than SEEK_COST;
-    with ``skip``, the non-reference frames passed on the way are not decoded (the targets always are)."""
+def planned_frames(index, targets, skip: bool = True, seek_cost: int = SEEK_COST) -> int:
+    """Frames the least-work rule decodes: per target, continue unless seeking saves more than
+    ``seek_cost``; with ``skip``, the non-reference frames passed on the way are not decoded (the targets
+    always are)."""
     total, last = 0, None
     for t in sorted(set(targets)):
         key = index.keyframes[index.keyframe_slot(t)]
-        first = key if last is None or last < key - 1 - SEEK_COST else last + 1
+        first = key if last is None or last < key - 1 - seek_cost else last + 1
         total += t - first + 1
         if skip:
             total -= index.nonref_in(first, t - 1)
@@ -173,14 +174,37 @@ def test_parallel_decoders_produce_the_same_frames_with_the_same_work(videos, na
     path, _ = videos[name]
     index = probe(path)
     targets = sorted(random.Random(name).sample(range(index.count), 30))
-    runs = plan_runs(index, targets)
-    blocks = split_blocks(runs, 3)
-    assert 2 <= len(blocks) <= 3 and sum(blocks, []) == targets  # contiguous, covering, in order
+    runs = plan_runs(index, targets, 0)  # single-threaded workers: a seek costs nothing
+    assert len(runs) >= 3 and sum((m for m, _ in runs), []) == targets  # contiguous, covering, in order
     stats = DecodeStats()
     got = list(decode_parallel(path, index, targets, size=(64, 48), workers=3, stats=stats))
     assert sorted(i for i, _ in got) == targets
     assert all(read_counter(img) == i for i, img in got)
-    assert stats.frames == planned_frames(index, targets) == sum(cost for _, cost in runs)
+    assert stats.frames == planned_frames(index, targets, seek_cost=0) == sum(cost for _, cost in runs)
+    assert stats.seeks == len(runs) and stats.drains == len(runs)  # one seek per run, each drained
+    assert len(stats.worker_cpu_s) == 3 and all(s >= 0 for s in stats.worker_wall_s)
+    assert stats.decode_s > 0 and stats.convert_s > 0
+
+
+def test_a_run_stops_feeding_packets_once_its_last_target_is_in_the_decoder(videos):
+    """Draining: the packets after the last target's (in decode order) are never fed, so a run decodes
+    only up to its last target, not the B-frame reorder delay beyond it."""
+    path, _ = videos["gop2s"]
+    index = probe(path)
+    targets = [10, 75, 200, 330]  # one run each, mid-GOP
+    stats = DecodeStats()
+    with FrameDecoder(path, index, size=(64, 48), threads=1, stats=stats) as dec:
+        got = list(dec.frames(targets))
+    assert [read_counter(img) for _, img in got] == targets
+    assert stats.drains == 4 and stats.seeks == 4
+    with av.open(str(path)) as container:  # display positions in decode order
+        order = [index.position(p.pts) for p in container.demux(container.streams.video[0]) if p.size]
+    fed = 0
+    for t in targets:  # from the keyframe to the last packet (in decode order) of a frame up to t
+        start = order.index(index.keyframes[index.keyframe_slot(t)])
+        fed += max(i for i in range(start, len(order)) if order[i] <= t) - start + 1
+    assert stats.packets == fed
+    assert stats.frames == planned_frames(index, targets, seek_cost=0)
 
 
 def test_parallel_decoding_reports_the_first_error(tmp_path):
@@ -230,7 +254,7 @@ def test_nonreference_targets_are_exact_and_skipping_changes_no_pixel(videos, na
         )
         assert [i for i, _ in got] == targets
         assert [read_counter(img) for _, img in got] == targets
-        assert stats.frames == planned_frames(index, targets, skip=skip)
+        assert stats.frames == planned_frames(index, targets, skip=skip, seek_cost=seek_cost(threads))
         runs[skip] = (got, stats)
     (skipped, with_skip), (full, without) = runs[True], runs[False]
     assert with_skip.skip_runs > 0 and without.skip_runs == 0

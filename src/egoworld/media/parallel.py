@@ -2,10 +2,11 @@
 
 The least-work plan splits the targets into runs (each starts with a seek to a keyframe). Frame threads help
 little there: every seek empties their pipeline, and the keyframe that starts each run decodes on one thread.
-So the runs are split into contiguous blocks of about equal decoding cost, one per worker, each decoded by
-its own container on one thread. The frames decoded are exactly those of the one-decoder plan; the thread
-budget is the same as FFmpeg's automatic frame threading (one per core). A dense request (one run) is
-decoded by one decoder with frame threads.
+So each worker keeps one container open on one thread and takes the next run from a shared list until none
+is left: the work balances itself whatever a run costs (a keyframe decodes several times slower than the
+frames after it) and whichever worker the machine slows down. The frames decoded are exactly those of the
+one-decoder plan on one thread; the thread budget is the same as FFmpeg's automatic frame threading (one
+per core). A dense request (one run) is decoded by one decoder with frame threads.
 """
 
 from __future__ import annotations
@@ -14,47 +15,22 @@ import contextlib
 import os
 import queue
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
-from egoworld.media.decoder import DecodeStats, decode_frames, plan_continues
+from egoworld.media.decoder import (
+    DecodeStats,
+    FrameDecoder,
+    check_targets,
+    decode_frames,
+    plan_runs,
+    seek_cost,
+)
 from egoworld.media.index import VideoIndex
-
-
-def plan_runs(index: VideoIndex, targets: list[int]) -> list[tuple[list[int], int]]:
-    """The one-decoder plan as runs: (targets of the run, frames it decodes: the non-reference frames
-    passed on the way to a target are not decoded)."""
-    runs: list[tuple[list[int], int]] = []
-    last: int | None = None
-    for t in targets:
-        key = index.keyframes[index.keyframe_slot(t)]
-        if last is None or not plan_continues(last, key):
-            runs.append(([t], t - key + 1 - index.nonref_in(key, t - 1)))
-        else:
-            members, cost = runs[-1]
-            runs[-1] = ([*members, t], cost + t - last - index.nonref_in(last + 1, t - 1))
-        last = t
-    return runs
-
-
-def split_blocks(runs: list[tuple[list[int], int]], workers: int) -> list[list[int]]:
-    """Contiguous blocks of runs with about equal cost (at most ``workers`` blocks)."""
-    total = sum(cost for _, cost in runs)
-    blocks: list[list[int]] = []
-    current: list[int] = []
-    done = 0
-    for members, cost in runs:
-        current.extend(members)
-        done += cost
-        if len(blocks) < workers - 1 and done >= total * (len(blocks) + 1) / workers:
-            blocks.append(current)
-            current = []
-    if current:
-        blocks.append(current)
-    return blocks
 
 
 def default_workers() -> int:
@@ -76,6 +52,18 @@ def _pool() -> ThreadPoolExecutor:
         return _POOL
 
 
+class RunQueue:
+    """The runs of a plan, handed out one at a time in order (thread-safe)."""
+
+    def __init__(self, runs: list[list[int]]):
+        self._runs = iter(runs)
+        self._lock = threading.Lock()
+
+    def take(self) -> list[int] | None:
+        with self._lock:
+            return next(self._runs, None)
+
+
 def decode_parallel(
     path: str | Path,
     index: VideoIndex,
@@ -86,47 +74,59 @@ def decode_parallel(
     stats: DecodeStats | None = None,
     skip_nonref: bool = True,
 ) -> Iterator[tuple[int, np.ndarray]]:
-    """Like `decode_frames`, but frames come in completion order (ascending within each block).
+    """Like `decode_frames`, but frames come in completion order (ascending within each run).
 
     At most a few decoded frames wait in memory (a bounded queue); the first error stops every worker and
-    is raised here.
+    is raised here. ``stats`` also gets each worker's thread CPU and wall seconds.
     """
     wanted = sorted(set(targets))
     stats = stats if stats is not None else DecodeStats()
     workers = workers or default_workers()
-    runs = plan_runs(index, wanted) if wanted else []
+    runs = [members for members, _ in plan_runs(index, wanted, seek_cost(1))] if wanted else []
     if workers <= 1 or len(runs) <= 1:
         yield from decode_frames(
             path, index, wanted, size=size, threads=0, stats=stats, skip_nonref=skip_nonref
         )
         return
-    blocks = split_blocks(runs, workers)
-    results: queue.Queue = queue.Queue(maxsize=2 * len(blocks))
+    check_targets(path, index, wanted)
+    todo = RunQueue(runs)
+    workers = min(workers, len(runs))
+    results: queue.Queue = queue.Queue(maxsize=2 * workers)
     stop = threading.Event()
-    block_stats = [DecodeStats() for _ in blocks]
+    worker_stats = [DecodeStats() for _ in range(workers)]
 
-    def work(block: list[int], st: DecodeStats) -> None:
-        if stop.is_set():  # the consumer is gone (an error, or it stopped reading)
-            return
+    def hand_over(item: tuple[str, object], st: DecodeStats) -> bool:
+        """Put ``item`` on the queue unless the consumer has gone; False when it has."""
+        w0 = time.perf_counter()
         try:
-            frames = decode_frames(
-                path, index, block, size=size, threads=1, stats=st, skip_nonref=skip_nonref
-            )
-            for item in frames:
-                while not stop.is_set():
-                    try:
-                        results.put(("frame", item), timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
+            while not stop.is_set():
+                try:
+                    results.put(item, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+        finally:
+            st.wait_s += time.perf_counter() - w0
+
+    def work(st: DecodeStats) -> None:
+        c0, w0 = time.thread_time(), time.perf_counter()
+        try:
+            if stop.is_set():  # the consumer is gone (an error, or it stopped reading)
+                return
+            with FrameDecoder(path, index, size=size, threads=1, stats=st, skip_nonref=skip_nonref) as dec:
+                while (members := todo.take()) is not None:
+                    for item in dec.run(members):
+                        if not hand_over(("frame", item), st):
+                            return
+            hand_over(("done", None), st)
         except BaseException as exc:  # handed to the consumer
             results.put(("error", exc))
-            return
-        results.put(("done", None))
+        finally:
+            st.worker_cpu_s = [time.thread_time() - c0]
+            st.worker_wall_s = [time.perf_counter() - w0]
 
-    futures = [_pool().submit(work, b, s) for b, s in zip(blocks, block_stats, strict=True)]
+    futures = [_pool().submit(work, s) for s in worker_stats]
     try:
         finished = 0
         while finished < len(futures):
@@ -142,9 +142,5 @@ def decode_parallel(
         while not all(f.done() for f in futures):
             with contextlib.suppress(queue.Empty):
                 results.get(timeout=0.05)
-        for s in block_stats:
-            stats.packets += s.packets
-            stats.frames += s.frames
-            stats.seeks += s.seeks
-            stats.converted += s.converted
-            stats.skip_runs += s.skip_runs
+        for s in worker_stats:
+            stats.merge(s)
