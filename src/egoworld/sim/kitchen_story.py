@@ -214,7 +214,7 @@ class _Planner:
         ]
         closed = [s for s in options if s.inside]
         high = [s for s in closed if abs(s.z - self.eye) < EYE_LEVEL_M]
-        if near is not None and high and self.rng.random() < 0.5:
+        if near is not None and high and self.rng.random() < 0.8:
             closed = high  # wall cupboards within reach: the stowed object stays within a metre of the eye
         pool = (
             closed
@@ -337,19 +337,22 @@ def plan_story(
     rng: Random,
     duration_s: float,
     speed: float = 1.0,
+    pace: str = "hd-epic",
 ) -> Story:
-    """Plan a whole episode (see the module docstring); ``placements`` is updated to the final state."""
+    """Plan a whole episode (see the module docstring); ``placements`` is updated to the final state.
+    ``pace="classic"`` is the story before work sessions (room-crossing moves only)."""
     p = _Planner(spec, placements, categories, names, rng, duration_s, speed)
     p.look_around(2.0)
     reserve = 35.0  # the longest activity: two walks across the room, two fixtures, pick and put
     while p.t < duration_s - reserve:
         r = rng.random()
-        if r < 0.5:
+        session, move, browse = (0.5, 0.78, 0.88) if pace == "hd-epic" else (0.0, 0.72, 0.85)
+        if r < session:
             p.work_session()
-        elif r < 0.78:
+        elif r < move:
             if not p.move_object():
                 p.look_around(2.0)
-        elif r < 0.88:
+        elif r < browse:
             p.browse()
         else:
             p.look_around(rng.uniform(2.0, 5.0))
