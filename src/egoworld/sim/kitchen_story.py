@@ -214,7 +214,7 @@ class _Planner:
         ]
         closed = [s for s in options if s.inside]
         high = [s for s in closed if abs(s.z - self.eye) < EYE_LEVEL_M]
-        if near is not None and high and self.rng.random() < 0.8:
+        if near is not None and high and self.rng.random() < 0.5:
             closed = high  # wall cupboards within reach: the stowed object stays within a metre of the eye
         pool = (
             closed
