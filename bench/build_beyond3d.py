@@ -11,6 +11,10 @@ a paper-size set needs). If the worlds cannot fill the quotas the build says how
 Environment: EGOWORLD_BENCH_DIR (default: <tmp>/egoworld-bench-beyond3d), EGOWORLD_BENCH_KITCHENS (how many
 10-minute kitchens, default 52; 40 of them hold about 810 exactly balanced anchors), EGOWORLD_BENCH_KITCHEN_SIZE (image
 side, default 224: the 9,000-question set renders 224 px frames to stay quick; 448 is the Aria-like size).
+EGOWORLD_BENCH_YIELD_KITCHENS (default "4x5": kitchens × minutes of the small yield world, 20 minutes; its
+build asks for 1,000 anchors, so what it delivers is the largest exactly balanced set the world holds).
+The anchors per minute of the small world and of the full set (52 × 10 = 520 minutes; a lower bound when the
+1,000 requested are all delivered) are printed as ``yield``.
 Ends with one JSON line of figures.
 """
 
@@ -90,6 +94,28 @@ def main() -> None:
         if yield_per_min
         else ""
     )
+    yield_eps, yield_min = (
+        float(x) for x in os.environ.get("EGOWORLD_BENCH_YIELD_KITCHENS", "4x5").split("x")
+    )
+    small = kitchens(root, "yield", episodes=int(yield_eps), minutes=yield_min, seed=0, size=64, jobs=cores)
+    small_report = build_beyond3d(
+        [small], root / "bench-yield", BuildConfig(anchors=1000, controls=0, seed=0, detections="none")
+    )
+    small_min = yield_eps * yield_min
+    yields = {
+        "small": {
+            "minutes": small_min,
+            "anchors": small_report.anchors,
+            "per_min": round(small_report.anchors / small_min, 3),
+        },
+        "full": {
+            "minutes": minutes,
+            "anchors": report.anchors,
+            "per_min": round(yield_per_min, 3),
+            "lower_bound": report.shortfall is None,
+        },
+    }
+    print(f"yield: {yields}")
     audit_root = kitchens(root, "audit", episodes=4, minutes=3.0, seed=7, size=160, jobs=cores)
     audits = {}
     for name, detections in (("perfect", "perfect"), ("simulated", "auto")):
@@ -116,6 +142,7 @@ def main() -> None:
         "chance": {t: info.chance for t, info in bench.manifest.tasks.items()},
         "chance_macro": bench.manifest.builder["chance_macro"],
         "audit": audits,
+        "yield": yields,
         "minutes_for_1000_anchors": round(1000 / yield_per_min, 1) if yield_per_min else None,
     }
     sys.stdout.write(json.dumps(figures, sort_keys=True) + "\n")

@@ -80,9 +80,14 @@ class KitchenConfig:
     objects: int = 40
     speed_m_s: float = 1.0
     crf: int = 20
+    pace: Literal["hd-epic", "classic"] = "hd-epic"
+    """the story's pace: HD-EPIC-like work sessions (`egoworld.sim.kitchen_tempo`), or the older story of
+    room-crossing moves only"""
     detections: DetectionModel = field(default_factory=DetectionModel)
 
     def __post_init__(self) -> None:
+        if self.pace not in ("hd-epic", "classic"):
+            raise ValueError(f"pace must be 'hd-epic' or 'classic', got {self.pace!r}")
         if self.camera not in ("fisheye", "pinhole"):
             raise ValueError(f"camera must be 'fisheye' or 'pinhole', got {self.camera!r}")
         if self.fps <= 0 or self.size < 32 or self.size % 4 or self.objects < 1:
@@ -173,6 +178,7 @@ def build_kitchen_episode(episode_id: str, seed: int, cfg: KitchenConfig) -> tup
         seeded_rng(seed, episode_id, "story"),
         duration,
         cfg.speed_m_s * seeded_rng(seed, episode_id, "speed").uniform(0.9, 1.15),
+        cfg.pace,
     )
     n_frames = int(round(duration * cfg.fps))
     times = np.arange(n_frames) / cfg.fps

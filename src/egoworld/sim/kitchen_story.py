@@ -6,6 +6,9 @@
   close the fixture, carry it (the object is *in motion* from pick-up to put-down) to another fixture whose
   type suits the category — about a third of the time into a closed one (cupboard, drawer, fridge …) —
   open it, put the object down on a free spot, close it;
+* **work session** (most of the time, as HD-EPIC wearers work: `egoworld.sim.kitchen_tempo`): stand at one
+  fixture and make several moves between fixtures within reach, most of them into closed ones, dwelling on
+  the work nearby between moves (so just-moved objects sit out of sight close to the camera);
 * **browse**: open a fixture, look in, close it;
 * **look around**: stand and glance at other fixtures.
 
@@ -26,6 +29,7 @@ from egoworld.sim.catalog import BY_NAME
 from egoworld.sim.fixtures import OPEN_TIME_S
 from egoworld.sim.head import gaze_to_yaw_pitch, smooth_angles
 from egoworld.sim.kitchen_layout import KitchenSpec, SupportSpec
+from egoworld.sim.kitchen_tempo import CLOSED_SHARE, REACH_M, SESSION_MOVES, dwell_s
 from egoworld.sim.navigation import NavGrid, distance_at, find_path, point_at, walk_timing
 from egoworld.sim.placement import Placements
 from egoworld.world.episode import Action, Movement
@@ -34,6 +38,7 @@ BODY_RADIUS = 0.25
 GRID_DT = 0.05
 PICK_S = 1.0
 """seconds from the start of a pick-up (the movement starts) until the hand is back"""
+EYE_LEVEL_M = 0.6
 CLOSED_TYPES = ("cupboard", "drawer", "fridge", "dishwasher", "oven", "microwave")
 
 
@@ -197,17 +202,24 @@ class _Planner:
 
     # ---- activities ----------------------------------------------------------------------------
     def choose_destination(
-        self, obj: str, src_fixture: str
+        self, obj: str, src_fixture: str, near: set[str] | None = None, closed_share: float = 0.35
     ) -> tuple[SupportSpec, tuple[float, float]] | None:
         allowed = BY_NAME[self.categories[obj]].rests_on
         options = [
             s
             for s in self.spec.supports
-            if s.fixture != src_fixture and self.spec.fixture(s.fixture).type in allowed
+            if s.fixture != src_fixture
+            and self.spec.fixture(s.fixture).type in allowed
+            and (near is None or s.fixture in near)
         ]
         closed = [s for s in options if s.inside]
+        high = [s for s in closed if abs(s.z - self.eye) < EYE_LEVEL_M]
+        if near is not None and high and self.rng.random() < 0.5:
+            closed = high  # wall cupboards within reach: the stowed object stays within a metre of the eye
         pool = (
-            closed if closed and self.rng.random() < 0.35 else [s for s in options if not s.inside] or options
+            closed
+            if closed and self.rng.random() < closed_share
+            else [s for s in options if not s.inside] or options
         )
         self.rng.shuffle(pool)
         for s in pool:
@@ -216,11 +228,17 @@ class _Planner:
                 return s, spot
         return None
 
-    def move_object(self) -> bool:
-        objs = sorted(self.pl.where)
-        obj = objs[self.rng.randrange(len(objs))]
+    def move_object(self, obj: str | None = None, near: set[str] | None = None) -> bool:
+        """Move ``obj`` (default: a random object) to a fixture that suits it (among ``near`` if given)."""
+        if obj is None:
+            objs = sorted(self.pl.where)
+            obj = objs[self.rng.randrange(len(objs))]
         src = self.supports[self.pl.where[obj][0]]
-        dest = self.choose_destination(obj, src.fixture)
+        dest = (
+            self.choose_destination(obj, src.fixture)
+            if near is None
+            else self.choose_destination(obj, src.fixture, near, CLOSED_SHARE)
+        )
         if dest is None:
             return False
         dst, spot = dest
@@ -260,8 +278,39 @@ class _Planner:
         )
         if opened is not None:
             self.close(dst.fixture, opened, self.fixture_point(dst.fixture))
-        self.stay(self.rng.uniform(0.3, 1.5), None)
+        if near is None:
+            self.stay(self.rng.uniform(0.3, 1.5), None)
         return True
+
+    def near_fixtures(self) -> set[str]:
+        """Fixtures with a standing place within `REACH_M` of the wearer."""
+        return {
+            fid
+            for fid, stands in self.spec.stands.items()
+            if any(math.hypot(p[0] - self.pos[0], p[1] - self.pos[1]) <= REACH_M for p in stands)
+        }
+
+    def work_session(self) -> None:
+        """Several moves within reach of one standing place, dwelling on nearby work after each."""
+        ids = sorted(self.spec.stands)
+        self.walk_to(ids[self.rng.randrange(len(ids))])
+        near = self.near_fixtures()
+        for _ in range(self.rng.randint(*SESSION_MOVES)):
+            objs = sorted(o for o, (sup, _, _) in self.pl.where.items() if self.supports[sup].fixture in near)
+            if not objs or self.t > self.duration - 20.0:
+                break
+            if self.move_object(objs[self.rng.randrange(len(objs))], near):
+                self.dwell(sorted(near))
+
+    def dwell(self, near: list[str]) -> None:
+        """Stay at the current place for `dwell_s`, glancing at fixtures within reach or, as often, turning
+        now and then to others across the room."""
+        end = self.t + dwell_s(self.rng)
+        ids = sorted(self.spec.stands)
+        while self.t < end - 0.3:
+            pool = near if self.rng.random() < 0.8 else ids
+            target = self.fixture_point(pool[self.rng.randrange(len(pool))])
+            self.stay(min(end - self.t, self.rng.uniform(0.8, 2.0)), target)
 
     def browse(self) -> None:
         openable = sorted(f.id for f in self.spec.fixtures if f.openable and f.id in self.spec.stands)
@@ -288,17 +337,22 @@ def plan_story(
     rng: Random,
     duration_s: float,
     speed: float = 1.0,
+    pace: str = "hd-epic",
 ) -> Story:
-    """Plan a whole episode (see the module docstring); ``placements`` is updated to the final state."""
+    """Plan a whole episode (see the module docstring); ``placements`` is updated to the final state.
+    ``pace="classic"`` is the story before work sessions (room-crossing moves only)."""
     p = _Planner(spec, placements, categories, names, rng, duration_s, speed)
     p.look_around(2.0)
     reserve = 35.0  # the longest activity: two walks across the room, two fixtures, pick and put
     while p.t < duration_s - reserve:
         r = rng.random()
-        if r < 0.72:
+        session, move, browse = (0.5, 0.78, 0.88) if pace == "hd-epic" else (0.0, 0.72, 0.85)
+        if r < session:
+            p.work_session()
+        elif r < move:
             if not p.move_object():
                 p.look_around(2.0)
-        elif r < 0.85:
+        elif r < browse:
             p.browse()
         else:
             p.look_around(rng.uniform(2.0, 5.0))
