@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-VERSION = "w1"  # bump when the walk generator changes (cached walks are reused by name)
+VERSION = "w2"  # bump when the walk generator changes (cached walks are reused by name)
 
 
 def two_cores() -> int:

@@ -23,6 +23,7 @@ from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, streaming, 
 from egoworld.benchmarks.vsi_wild.balance import Draft, interleave_balance, select, to_samples, trim_to_blocks
 from egoworld.benchmarks.vsi_wild.config import BuildConfig
 from egoworld.benchmarks.vsi_wild.importer import TASKS
+from egoworld.benchmarks.vsi_wild.mixes import VOC_MIX
 from egoworld.benchmarks.vsi_wild.source import WalkSource, load_source
 from egoworld.benchmarks.vsi_wild.timing import GROUP_NAMES
 from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER
@@ -142,7 +143,7 @@ def _task_drafts(task: str, srcs: list[WalkSource], paths: dict, cfg: BuildConfi
 def _choose(task: str, drafts: list[Draft], cfg: BuildConfig) -> list[Draft]:
     """Selection, exact balance blocks and file order of one task's questions."""
     if task == "VOC":
-        return select(drafts, cfg.per_task, cfg.seed, task)
+        return select(drafts, cfg.per_task, cfg.seed, task, VOC_MIX)
     if task == "VOO":
         chosen = select(drafts, None, cfg.seed, task)
         n_kind = min(sum(d.balance == k for d in chosen) for k in voo.KINDS)
@@ -156,8 +157,10 @@ def _choose(task: str, drafts: list[Draft], cfg: BuildConfig) -> list[Draft]:
                 kept.append(d)
                 seen[d.balance] += 1
         return interleave_balance(kept)
+    if task == "VMR":
+        return vmr.choose(drafts, cfg.per_task, cfg.seed)
     chosen = trim_to_blocks(select(drafts, cfg.per_task, cfg.seed, task))
-    return vpo.balance_orders(chosen, cfg.seed) if task == "VPO" else chosen
+    return vpo.balance_orders(chosen, cfg.seed)
 
 
 def _stream_choose(srcs: list[WalkSource], paths: dict, cfg: BuildConfig) -> list[Draft]:
