@@ -219,6 +219,30 @@ def test_gold_answers_rederived_from_ground_truth(bench: Benchmark, worlds: dict
     assert sum(done.values()) == 500 and min(done.values()) > 80, done
 
 
+#: VMR: each option set is a multiple of 4 questions with its four directions equally often, so the set
+#: shares are off the release by at most 2/n (0.0125 at n = 160) plus the release's own within-set unevenness
+#: (0.005); VOC: the deficit merge keeps each of the 8 bins within one question of its share (≤ 8/2n = 0.025).
+#: Before the mixes (round-robin over directions / five count bins) the distances were 0.187 and 0.118.
+VMR_TV, VOC_TV, VPO_KS = 0.03, 0.05, 0.1
+
+
+def test_answer_mixes_match_the_release(bench: Benchmark, data_dir: Path) -> None:
+    from egoworld.benchmarks.vsi_wild.mixes import built_mixes, release_mixes, total_variation, uniform_ks
+
+    release = release_mixes(data_dir / "vsi-super-wild" / "vsi_super_wild_qa.jsonl")
+    built = built_mixes(bench.samples)
+    assert set(built["VMR"]) == set(CARDINAL) | set(DIAGONAL)  # all eight directions
+    assert total_variation(built["VMR"], release["VMR"]) <= VMR_TV, built["VMR"]
+    vmr = Counter(s.choices[s.answer] for s in bench.samples if s.task == "VMR")
+    assert len({vmr[d] for d in CARDINAL}) == 1 and len({vmr[d] for d in DIAGONAL}) == 1, vmr
+    assert set(built["VOC"]) == set(release["VOC"])  # every count bin, 1 … 128+
+    assert total_variation(built["VOC"], release["VOC"]) <= VOC_TV, built["VOC"]
+    offsets = [o for s in bench.samples if s.task == "VPO" for o in s.metadata["yaw_offset_deg"]]
+    assert all(30 - 1e-6 <= abs(o) <= 60 + 1e-6 for o in offsets)
+    assert uniform_ks([abs(o) for o in offsets], 30, 60) <= VPO_KS
+    assert 0.4 <= sum(o > 0 for o in offsets) / len(offsets) <= 0.6  # either side of the view
+
+
 def test_same_inputs_same_bytes(walks: Path, bench: Benchmark, tmp_path: Path) -> None:
     again = build_vsi_wild([walks], tmp_path / "b", BuildConfig(per_task=PER_TASK, seed=3)).bench
     files = sorted(p.relative_to(bench.root) for p in bench.root.rglob("*") if p.is_file())

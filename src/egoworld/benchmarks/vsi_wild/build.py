@@ -23,7 +23,7 @@ from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, streaming, 
 from egoworld.benchmarks.vsi_wild.balance import Draft, interleave_balance, select, to_samples, trim_to_blocks
 from egoworld.benchmarks.vsi_wild.config import BuildConfig
 from egoworld.benchmarks.vsi_wild.importer import TASKS
-from egoworld.benchmarks.vsi_wild.mixes import VOC_MIX
+from egoworld.benchmarks.vsi_wild.mixes import VMR_MIX, VOC_MIX, built_mixes, total_variation
 from egoworld.benchmarks.vsi_wild.source import WalkSource, load_source
 from egoworld.benchmarks.vsi_wild.timing import GROUP_NAMES
 from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER
@@ -38,6 +38,7 @@ STREAM_TASKS = {
     "VOC": TaskInfo(answer_type="integer", metric="mra", title="Continuous object counting (streaming)")
 }
 Say = Callable[[str], None]
+MIX_WARN_TV = 0.05  # a built mix further than this from the release's is reported as a shortfall
 
 
 @dataclass
@@ -55,6 +56,16 @@ class BuildReport:
         for t, dist in m.answer_distribution.items():
             if m.tasks[t].answer_type == "choice":
                 out.append(f"  {t} correct letters: {dist}")
+        built = built_mixes(self.bench.samples)
+        for t, target in (("VMR", VMR_MIX), ("VOC", VOC_MIX)):
+            if built[t]:
+                tv = total_variation(built[t], target)
+                out.append(f"  {t} answer mix: total variation {tv:.3f} from the release's")
+                if tv > MIX_WARN_TV:
+                    short = sorted(k for k in target if built[t].get(k, 0.0) < target[k] - 0.02)
+                    out.append(
+                        f"  WARNING: {t} is off the release's answer mix; too few candidates for {short}"
+                    )
         return out
 
 
