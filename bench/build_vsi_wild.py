@@ -58,7 +58,7 @@ def answer_mix(samples: list) -> dict:
         out["tv_to_release"] = None
         return out
     release = release_mixes(qa)
-    out["tv_to_release"] = {t: round(total_variation(built[t], release[t]), 4) for t in ("VMR", "VOC")}
+    out["tv_to_release"] = {t: round(total_variation(built[t], release[t]), 4) for t in ("VMR", "VOC", "VPO")}
     return out
 
 

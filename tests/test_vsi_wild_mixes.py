@@ -64,7 +64,11 @@ def test_vmr_choice_in_the_release_mix() -> None:
     for k in range(0, 160, 4):  # whole blocks of one option set, each direction once
         block = chosen[k : k + 4]
         assert len({d.balance for d in block}) == 1 and len({d.correct for d in block}) == 4
-    # too few diagonal candidates: the cardinal set fills the count, the shortfall shows in the mix
+    # too few diagonal candidates: fewer questions, in the mix (12 diagonal of 56 = 21.4 %)
     short = vmr.choose(_drafts(dict.fromkeys(VMR_SETS["cardinal"], 60) | dict.fromkeys(VMR_SETS["diagonal"], 3)),
                        160, seed=1)  # fmt: skip
-    assert len(short) == 160 and sum(d.balance == "diagonal" for d in short) == 12
+    assert len(short) == 56 and sum(d.balance == "diagonal" for d in short) == 12
+    none = vmr.choose(_drafts(dict.fromkeys(VMR_SETS["cardinal"], 60)), 160, seed=1)
+    assert len(none) == 160 and {d.balance for d in none} == {
+        "cardinal"
+    }  # no diagonal at all: said by the mix

@@ -56,6 +56,11 @@ class BuildReport:
         for t, dist in m.answer_distribution.items():
             if m.tasks[t].answer_type == "choice":
                 out.append(f"  {t} correct letters: {dist}")
+        asked = m.builder.get("config", {}).get("per_task")
+        for t, n in m.counts.items():
+            if asked is not None and n < asked and not m.builder["config"].get("streaming"):
+                why = " in the release's answer mix" if t == "VMR" else ""
+                out.append(f"  WARNING: {t}: {n} questions of the {asked} asked (too few candidates{why})")
         built = built_mixes(self.bench.samples)
         for t, target in (("VMR", VMR_MIX), ("VOC", VOC_MIX)):
             if built[t]:
@@ -278,8 +283,8 @@ RULES = {
     "max_turn of it, camera yaw change ≤ max_turn; within max_off of a cardinal or diagonal centre (that set "
     "gives the options); moments ≥ edge_s from the video ends, ≥ min_separation_s apart",
     "VPO": "4 distinct places with non-overlapping spans; query frames ≥ min_gap_frames·Δ apart, each inside a "
-    "visit holding a sampled frame; image = panorama at view yaw ± U(30°, 60°); options are frame orders, never "
-    "1→2→3→4 or its reverse; correct orders cycle through the 22 others in seeded blocks",
+    "visit holding a sampled frame; image = panorama at view yaw ± U(30°, 60°); options are frame orders (all 24, as in "
+    "the release); correct orders cycle through the 24 in seeded blocks, distractors uniform over the other 23",
     "VOO": "category events (first: earliest first_s; last: latest last_s) ≥ min_gap_frames·Δ apart and seen in "
     "the same order at distinct frames of the N uniform frames; first and last in equal numbers",
     "VOC": "unique instances of the category with an appearance in the view video",

@@ -206,12 +206,17 @@ def _blocks(items: list[Draft], n: int) -> list[list[Draft]]:
 
 
 def choose(drafts: list[Draft], n: int | None, seed: int) -> list[Draft]:
-    """Up to ``n`` drafts in the release's option-set mix (see the module docstring); when one set has too
-    few candidates the other fills the count (the build reports the mix's distance to the release)."""
+    """Up to ``n`` drafts in the release's option-set mix (see the module docstring): never more than both
+    sets can fill in that mix (the build reports a count below ``n``); a set left with no candidates at all
+    leaves the other alone (the build reports the mix's distance to the release). ``n`` None: every
+    candidate (in blocks of 4 per set)."""
     share = {k: sum(VMR_MIX[d] for d in dirs) for k, dirs in VMR_SETS.items()}
     lists = {k: select([d for d in drafts if d.balance == k], None, seed, "VMR") for k in VMR_SETS}
     have = {k: len(v) - len(v) % 4 for k, v in lists.items()}
     total = sum(have.values()) if n is None else min(n - n % 4, sum(have.values()))
+    if n is not None and all(have.values()):  # the largest count both sets fill in the mix (None: all)
+        fit = int(min(have[k] / share[k] for k in share))
+        total = min(total, fit - fit % 4)
     want = {"diagonal": 4 * round(total * share["diagonal"] / 4)}
     want["cardinal"] = total - want["diagonal"]
     short = {k: want[k] - have[k] for k in want if want[k] > have[k]}
