@@ -28,8 +28,8 @@ def test_constants_are_the_release(data_dir: Path) -> None:
 
 
 def test_bins_and_distances() -> None:
-    assert [voc_bin(n) for n in (1, 2, 3, 4, 15, 16, 127, 128, 609)] == [
-        "1", "2-3", "2-3", "4-7", "8-15", "16-31", "64-127", "128+", "128+"
+    assert [voc_bin(n) for n in (0, 1, 2, 3, 4, 15, 16, 127, 128, 609)] == [
+        "0", "1", "2-3", "2-3", "4-7", "8-15", "16-31", "64-127", "128+", "128+"
     ]  # fmt: skip
     assert total_variation({"a": 1.0}, {"b": 1.0}) == 1.0
     assert total_variation({"a": 0.5, "b": 0.5}, {"a": 0.5, "b": 0.5}) == 0.0

@@ -35,11 +35,14 @@ VOC_COUNTS = (156, 232, 214, 184, 150, 97, 55, 25)  # release questions per bin 
 
 
 def voc_bin(n: int) -> str:
-    """The doubling bin of a count: ``1``, ``2-3``, …, ``64-127``, ``128+``."""
+    """The doubling bin of a count: ``1``, ``2-3``, …, ``64-127``, ``128+`` (``0``: none yet, a streaming
+    query before the category's first instance or a count a fix lowered to zero)."""
+    if n == 0:
+        return "0"
     for lo, hi in VOC_BINS:
         if lo <= n <= hi:
             return str(lo) if lo == hi else (f"{lo}+" if hi >= 10**9 else f"{lo}-{hi}")
-    raise ValueError(f"a count must be at least 1, got {n}")
+    raise ValueError(f"a count cannot be negative, got {n}")
 
 
 VOC_MIX = {voc_bin(lo): c / sum(VOC_COUNTS) for (lo, _), c in zip(VOC_BINS, VOC_COUNTS, strict=True)}
