@@ -162,6 +162,8 @@ def _choose(task: str, drafts: list[Draft], cfg: BuildConfig) -> list[Draft]:
         return select(drafts, cfg.per_task, cfg.seed, task, VOC_MIX)
     if task == "VOO":
         chosen = select(drafts, None, cfg.seed, task)
+        if not cfg.voo.equal_kinds and cfg.per_task is None:
+            return interleave_balance(trim_to_blocks(chosen))
         n_kind = min(sum(d.balance == k for d in chosen) for k in voo.KINDS)
         if cfg.per_task is not None:
             n_kind = min(n_kind, cfg.per_task // 2)
