@@ -4,7 +4,10 @@ byte-identical), the streaming-VOC variant, and a random Shuffle24 run + score o
 
 Walks are made at bench time into a cache folder (reused by later runs; synthesis is timed only when it
 runs). Environment: EGOWORLD_BENCH_DIR (default <tmp>/egoworld-bench-vsi-wild), VSI_PANO_WIDTH (256),
-VSI_VIEW_SIZE (64), VSI_PER_TASK (1000). Ends with one JSON line of figures.
+VSI_VIEW_SIZE (64), VSI_PER_TASK (1000), EGOWORLD_DATA (<repo>/../shared/data: the official QA file the
+answer mixes are compared with). Ends with one JSON line of figures; ``answer_mix`` holds the built VMR
+direction and VOC count-bin shares, their total-variation distances to the release and the KS distance of
+the VPO rotations to U(30°, 60°).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-VERSION = "w1"  # bump when the walk generator changes (cached walks are reused by name)
+VERSION = "w2"  # bump when the walk generator changes (cached walks are reused by name)
 
 
 def two_cores() -> int:
@@ -34,6 +37,29 @@ def two_cores() -> int:
 def folder_bytes(root: Path, pattern: str = "*") -> tuple[int, int]:
     files = [p for p in root.rglob(pattern) if p.is_file()]
     return len(files), sum(p.stat().st_size for p in files)
+
+
+def answer_mix(samples: list) -> dict:
+    """Built mixes and their distances to the official release (None, said on stderr, without the file)."""
+    from egoworld.benchmarks.vsi_wild.mixes import built_mixes, release_mixes, total_variation, uniform_ks
+
+    built = built_mixes(samples)
+    offsets = [abs(o) for s in samples if s.task == "VPO" for o in s.metadata["yaw_offset_deg"]]
+    out: dict = {
+        "built": {t: {k: round(v, 4) for k, v in m.items()} for t, m in built.items()},
+        "vpo_yaw_ks_uniform_30_60": round(uniform_ks(offsets, 30, 60), 4) if offsets else None,
+    }
+    data = Path(
+        os.environ.get("EGOWORLD_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    )
+    qa = data / "vsi-super-wild" / "vsi_super_wild_qa.jsonl"
+    if not qa.is_file():
+        print(f"answer mix: {qa} not found, no distance to the release", file=sys.stderr)
+        out["tv_to_release"] = None
+        return out
+    release = release_mixes(qa)
+    out["tv_to_release"] = {t: round(total_variation(built[t], release[t]), 4) for t in ("VMR", "VOC", "VPO")}
+    return out
 
 
 def main() -> None:
@@ -115,6 +141,7 @@ def main() -> None:
         "candidates": rep.candidates,
         "letters": {t: d for t, d in m.answer_distribution.items() if t != "VOC"},
         "voo_order_by": m.builder["distributions"]["VOO"]["order_by"],
+        "answer_mix": answer_mix(rep.bench.samples),
         "duration_groups": {t: d["duration_group"] for t, d in m.builder["distributions"].items()},
         "vpo_images": n_img,
         "images_mb": round(img_bytes / 2**20, 2),

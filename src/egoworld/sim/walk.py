@@ -117,7 +117,13 @@ class WalkWorld:
             build_place(p, seeded_rng(seed, episode_id, "place", i), inst, prev, nxt)
             inst += len(p.instances)
         self.instances: list[Instance] = [x for p in self.places for x in p.instances]
-        self.plan: WalkPlan = plan_walk(self.places, seeded_rng(seed, episode_id, "walk"), duration, speed)
+        self.plan: WalkPlan = plan_walk(
+            self.places,
+            seeded_rng(seed, episode_id, "walk"),
+            duration,
+            speed,
+            aside=seeded_rng(seed, episode_id, "aside"),
+        )
         self.background = SkyBackground(Look((120, 120, 115), (105, 105, 100), "speckle", 1.0))
         self._bounds = np.array([np.concatenate(p.bounds(25.0)) for p in self.places])
         self._static: dict[int, PrimitiveSet] = {}

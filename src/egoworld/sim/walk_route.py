@@ -2,7 +2,9 @@
 while walking, and turnarounds that walk back through places already seen (so instances reappear).
 
 The walker follows the route's centreline; the body faces the walking direction, and the head (the
-panoramic camera) adds a smoothed yaw offset. `WalkPlan.sample` gives positions, camera yaw, route
+panoramic camera) adds a smoothed yaw offset. Besides short glances, the walker sometimes walks on while
+looking aside (``aside``: a held offset of 38–52° for 25–80 s), so each view video also sees diagonal
+motion (forward-left, backward-right, …), as VSI-Super-Wild's walks do (21 % of its VMR questions). `WalkPlan.sample` gives positions, camera yaw, route
 distance and the place index at any times.
 """
 
@@ -22,6 +24,9 @@ from egoworld.world.episode import Action
 
 EYE_HEIGHT = 1.7
 TURN_S = 2.5
+ASIDE_CHANCE = 0.3  # a walking leg starts a look aside with this chance (when none is held)
+ASIDE_S = (25.0, 80.0)
+ASIDE_DEG = (38.0, 52.0)
 
 
 @dataclass
@@ -100,11 +105,15 @@ class WalkPlan:
         return eye, np.interp(q, grid, yaw), s_q, np.interp(q, grid, walking.astype(float)) > 0.5
 
 
-def plan_walk(places: list[Place], rng: Random, duration_s: float, speed: float) -> WalkPlan:
-    """A seeded sequence of legs, stops, head turns and turnarounds filling ``duration_s``."""
+def plan_walk(
+    places: list[Place], rng: Random, duration_s: float, speed: float, aside: Random | None = None
+) -> WalkPlan:
+    """A seeded sequence of legs, stops, head turns and turnarounds filling ``duration_s``; with ``aside``
+    (its own seeded stream, so the legs stay those of ``rng``) also looks aside while walking."""
     plan = WalkPlan(places, duration_s, speed)
     t, s, direction = 0.0, 0.0, 1
     last_back = -1e9
+    aside_until = -1.0
 
     def act(t0: float, t1: float, text: str, verb: str) -> None:
         if t0 < duration_s:
@@ -112,10 +121,21 @@ def plan_walk(places: list[Place], rng: Random, duration_s: float, speed: float)
             plan.actions.append(Action(start_s=a, end_s=max(a, b), text=text, verb=verb))
 
     def walk(distance: float) -> None:
-        nonlocal t, s
+        nonlocal t, s, aside_until
         s1 = min(max(s + direction * distance, 0.0), plan.length - 1.0)
         if abs(s1 - s) < 1.0:
             return
+        if aside is not None and t >= aside_until and aside.random() < ASIDE_CHANCE:
+            dur = aside.uniform(*ASIDE_S)
+            side = aside.choice([-1, 1])
+            plan.offsets.append((t + 1.0, t + 1.0 + dur, side * aside.uniform(*ASIDE_DEG)))
+            act(
+                t + 1.0,
+                t + 1.0 + dur,
+                f"C looks to the {'left' if side > 0 else 'right'} while walking",
+                "look",
+            )
+            aside_until = t + 1.0 + dur
         _, seconds = walk_timing([(0.0, 0.0), (abs(s1 - s), 0.0)], speed)
         plan.legs.append((round(t, 4), round(t + seconds, 4), s, s1))
         act(t, t + seconds, "C walks forward", "walk")

@@ -2,7 +2,9 @@
 
 * `select`: round-robin over answer strata (e.g. VMR directions), and within a stratum round-robin over
   videos (each video's drafts in a seeded order), so any prefix of the selection covers the strata and
-  videos evenly.
+  videos evenly. With ``weights`` (a target share per stratum, e.g. the release's count bins) the strata
+  are merged by largest deficit instead: every prefix follows the target mix while each stratum lasts;
+  a stratum that runs out leaves its share to the others (the build reports the distance to the target).
 * `to_samples`: the correct option's letter cycles through A–D in blocks of four (a seeded order per
   block), separately per balance key (VOO: first / last), so every block of 4 consecutive questions of a
   task has each letter once — the whole task and every ``--per-task`` prefix of a multiple of 4 are
@@ -12,13 +14,15 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME
 from egoworld.core.hashing import seeded_rng
 from egoworld.core.schema import Media, Sample, Trajectory
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -48,12 +52,35 @@ def _round_robin(lists: Sequence[list[Draft]]) -> list[Draft]:
     return out
 
 
-def select(drafts: Sequence[Draft], n: int | None, seed: int, task: str) -> list[Draft]:
-    """Up to ``n`` drafts spread over strata and videos (deterministic for a seed)."""
+def weighted_merge(lists: Mapping[str, list[T]], weights: Mapping[str, float]) -> list[T]:
+    """All items of ``lists`` (stratum → items), the next one always from the stratum furthest below its
+    share ``w[stratum] · (k + 1)`` (``w``: ``weights`` normalised; ties: stratum name); exhausted strata drop
+    out, strata without a positive weight are left out."""
+    total = sum(w for w in weights.values() if w > 0)
+    taken = dict.fromkeys(lists, 0)
+    out: list[T] = []
+    while True:
+        live = [k for k in sorted(lists) if taken[k] < len(lists[k]) and weights.get(k, 0.0) > 0]
+        if not live:
+            return out
+        k = max(live, key=lambda s: weights[s] / total * (len(out) + 1) - taken[s])
+        out.append(lists[k][taken[k]])
+        taken[k] += 1
+
+
+def select(
+    drafts: Sequence[Draft],
+    n: int | None,
+    seed: int,
+    task: str,
+    weights: Mapping[str, float] | None = None,
+) -> list[Draft]:
+    """Up to ``n`` drafts spread over strata and videos (deterministic for a seed); strata merged round-robin,
+    or by ``weights`` (strata without a weight are left out)."""
     strata: dict[str, dict[str, list[Draft]]] = defaultdict(lambda: defaultdict(list))
     for d in sorted(drafts, key=lambda d: d.id):
         strata[d.stratum][d.video].append(d)
-    ordered: list[list[Draft]] = []
+    ordered: dict[str, list[Draft]] = {}
     for key in sorted(strata):
         per_video = []
         for video in sorted(strata[key]):
@@ -61,8 +88,8 @@ def select(drafts: Sequence[Draft], n: int | None, seed: int, task: str) -> list
             seeded_rng(seed, task, key, video).shuffle(items)
             per_video.append(items)
         seeded_rng(seed, task, key, "videos").shuffle(per_video)
-        ordered.append(_round_robin(per_video))
-    chosen = _round_robin(ordered)
+        ordered[key] = _round_robin(per_video)
+    chosen = _round_robin(list(ordered.values())) if weights is None else weighted_merge(ordered, weights)
     return chosen if n is None else chosen[:n]
 
 

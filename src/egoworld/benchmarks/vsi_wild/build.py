@@ -23,6 +23,7 @@ from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, streaming, 
 from egoworld.benchmarks.vsi_wild.balance import Draft, interleave_balance, select, to_samples, trim_to_blocks
 from egoworld.benchmarks.vsi_wild.config import BuildConfig
 from egoworld.benchmarks.vsi_wild.importer import TASKS
+from egoworld.benchmarks.vsi_wild.mixes import VMR_MIX, VOC_MIX, built_mixes, total_variation
 from egoworld.benchmarks.vsi_wild.source import WalkSource, load_source
 from egoworld.benchmarks.vsi_wild.timing import GROUP_NAMES
 from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER
@@ -37,6 +38,7 @@ STREAM_TASKS = {
     "VOC": TaskInfo(answer_type="integer", metric="mra", title="Continuous object counting (streaming)")
 }
 Say = Callable[[str], None]
+MIX_WARN_TV = 0.05  # a built mix further than this from the release's is reported as a shortfall
 
 
 @dataclass
@@ -54,6 +56,21 @@ class BuildReport:
         for t, dist in m.answer_distribution.items():
             if m.tasks[t].answer_type == "choice":
                 out.append(f"  {t} correct letters: {dist}")
+        asked = m.builder.get("config", {}).get("per_task")
+        for t, n in m.counts.items():
+            if asked is not None and n < asked and not m.builder["config"].get("streaming"):
+                why = " in the release's answer mix" if t == "VMR" else ""
+                out.append(f"  WARNING: {t}: {n} questions of the {asked} asked (too few candidates{why})")
+        built = built_mixes(self.bench.samples)
+        for t, target in (("VMR", VMR_MIX), ("VOC", VOC_MIX)):
+            if built[t]:
+                tv = total_variation(built[t], target)
+                out.append(f"  {t} answer mix: total variation {tv:.3f} from the release's")
+                if tv > MIX_WARN_TV:
+                    short = sorted(k for k in target if built[t].get(k, 0.0) < target[k] - 0.02)
+                    out.append(
+                        f"  WARNING: {t} is off the release's answer mix; too few candidates for {short}"
+                    )
         return out
 
 
@@ -142,9 +159,11 @@ def _task_drafts(task: str, srcs: list[WalkSource], paths: dict, cfg: BuildConfi
 def _choose(task: str, drafts: list[Draft], cfg: BuildConfig) -> list[Draft]:
     """Selection, exact balance blocks and file order of one task's questions."""
     if task == "VOC":
-        return select(drafts, cfg.per_task, cfg.seed, task)
+        return select(drafts, cfg.per_task, cfg.seed, task, VOC_MIX)
     if task == "VOO":
         chosen = select(drafts, None, cfg.seed, task)
+        if not cfg.voo.equal_kinds and cfg.per_task is None:
+            return interleave_balance(trim_to_blocks(chosen))
         n_kind = min(sum(d.balance == k for d in chosen) for k in voo.KINDS)
         if cfg.per_task is not None:
             n_kind = min(n_kind, cfg.per_task // 2)
@@ -156,8 +175,10 @@ def _choose(task: str, drafts: list[Draft], cfg: BuildConfig) -> list[Draft]:
                 kept.append(d)
                 seen[d.balance] += 1
         return interleave_balance(kept)
+    if task == "VMR":
+        return vmr.choose(drafts, cfg.per_task, cfg.seed)
     chosen = trim_to_blocks(select(drafts, cfg.per_task, cfg.seed, task))
-    return vpo.balance_orders(chosen, cfg.seed) if task == "VPO" else chosen
+    return vpo.balance_orders(chosen, cfg.seed)
 
 
 def _stream_choose(srcs: list[WalkSource], paths: dict, cfg: BuildConfig) -> list[Draft]:
@@ -264,8 +285,8 @@ RULES = {
     "max_turn of it, camera yaw change ≤ max_turn; within max_off of a cardinal or diagonal centre (that set "
     "gives the options); moments ≥ edge_s from the video ends, ≥ min_separation_s apart",
     "VPO": "4 distinct places with non-overlapping spans; query frames ≥ min_gap_frames·Δ apart, each inside a "
-    "visit holding a sampled frame; image = panorama at view yaw ± U(30°, 60°); options are frame orders, never "
-    "1→2→3→4 or its reverse; correct orders cycle through the 22 others in seeded blocks",
+    "visit holding a sampled frame; image = panorama at view yaw ± U(30°, 60°); options are frame orders (all 24, as in "
+    "the release); correct orders cycle through the 24 in seeded blocks, distractors uniform over the other 23",
     "VOO": "category events (first: earliest first_s; last: latest last_s) ≥ min_gap_frames·Δ apart and seen in "
     "the same order at distinct frames of the N uniform frames; first and last in equal numbers",
     "VOC": "unique instances of the category with an appearance in the view video",

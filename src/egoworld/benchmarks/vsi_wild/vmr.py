@@ -15,6 +15,10 @@ Rules (thresholds in `VMRRules`, stored in the manifest):
   boundary (near a boundary → rejected). The options are that set's four directions. With the defaults a
   direction measured anywhere in the window stays within 20 + 10 + 10 = 40° < 45° of the answer's centre.
 * Moments of one view video are at least ``min_separation_s`` apart.
+* Answer mix (`choose`): the release's shares of the two option sets (`mixes.VMR_MIX`: 78.8 % cardinal,
+  21.2 % diagonal), each set a multiple of 4 questions with its four directions in turn, so each direction
+  of a set is equally often correct; the correct letter is balanced per set (the draft's balance key) and
+  the file holds whole blocks of 4 of one set, merged in the sets' proportion.
 
 How the moment is shown (``moment``, a builder option): ``frame`` — the moment's frame is listed after the
 sampled frames, labelled "Indicated moment"; ``timestamp`` — the question names the time (HH:MM:SS);
@@ -30,8 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.benchmarks.vsi_wild.balance import Draft
+from egoworld.benchmarks.vsi_wild.balance import Draft, select, weighted_merge
 from egoworld.benchmarks.vsi_wild.config import VMRRules
+from egoworld.benchmarks.vsi_wild.mixes import VMR_MIX, VMR_SETS
 from egoworld.benchmarks.vsi_wild.source import ViewVideo, WalkSource
 from egoworld.benchmarks.vsi_wild.timing import duration_group, hms
 from egoworld.core.hashing import seeded_rng
@@ -190,6 +195,34 @@ def drafts(src: WalkSource, view_name: str, video_path: str, rules: VMRRules, se
                     ],
                 },
                 stratum=m.direction,
+                balance=m.option_set,
             )
         )
     return out
+
+
+def _blocks(items: list[Draft], n: int) -> list[list[Draft]]:
+    return [items[i : i + 4] for i in range(0, n, 4)]
+
+
+def choose(drafts: list[Draft], n: int | None, seed: int) -> list[Draft]:
+    """Up to ``n`` drafts in the release's option-set mix (see the module docstring): never more than both
+    sets can fill in that mix (the build reports a count below ``n``); a set left with no candidates at all
+    leaves the other alone (the build reports the mix's distance to the release). ``n`` None: every
+    candidate (in blocks of 4 per set)."""
+    share = {k: sum(VMR_MIX[d] for d in dirs) for k, dirs in VMR_SETS.items()}
+    lists = {k: select([d for d in drafts if d.balance == k], None, seed, "VMR") for k in VMR_SETS}
+    have = {k: len(v) - len(v) % 4 for k, v in lists.items()}
+    total = sum(have.values()) if n is None else min(n - n % 4, sum(have.values()))
+    if n is not None and all(have.values()):  # the largest count both sets fill in the mix (None: all)
+        fit = int(min(have[k] / share[k] for k in share))
+        total = min(total, fit - fit % 4)
+    want = {"diagonal": 4 * round(total * share["diagonal"] / 4)}
+    want["cardinal"] = total - want["diagonal"]
+    short = {k: want[k] - have[k] for k in want if want[k] > have[k]}
+    for k, missing in short.items():  # the other set fills the count
+        other = next(o for o in want if o != k)
+        want[k] = have[k]
+        want[other] = min(have[other], want[other] + missing)
+    blocks = {k: _blocks(lists[k], want[k]) for k in VMR_SETS}
+    return [d for b in weighted_merge(blocks, share) for d in b]

@@ -1,8 +1,9 @@
 """VOC — continuous object counting: the number of unique instances of a category that appear in one view
 video (every instance with an appearance row for that view counts once, however often it re-enters).
 
-One question per (view video, category present in it); scored with linear MRA. The selection spreads over
-count bins (1, 2–3, 4–7, 8–15, 16+) so small and large counts both occur.
+One question per (view video, category present in it); scored with linear MRA. The selection draws the
+release's count mix: the shares of the doubling bins 1 | 2–3 | 4–7 | … | 64–127 | 128+ (`mixes.VOC_MIX`,
+measured from the official file).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from egoworld.benchmarks.vsi_wild.balance import Draft
+from egoworld.benchmarks.vsi_wild.mixes import voc_bin
 from egoworld.benchmarks.vsi_wild.source import WalkSource
 from egoworld.benchmarks.vsi_wild.timing import duration_group
 from egoworld.core.schema import Media, VideoInput
@@ -19,11 +21,7 @@ QUESTION = (
     "[Fill-in-the-Blank] Throughout this video, count the total number of {category}(s) you observe. "
     "Report the total count as a single integer."
 )
-BINS = ((1, 1, "1"), (2, 3, "2-3"), (4, 7, "4-7"), (8, 15, "8-15"), (16, 10**9, "16+"))
-
-
-def count_bin(n: int) -> str:
-    return next(name for lo, hi, name in BINS if lo <= n <= hi)
+count_bin = voc_bin
 
 
 def unique_counts(src: WalkSource, view: str, until_s: float | None = None) -> dict[str, int]:

@@ -14,10 +14,12 @@ Rules:
   build time, stored as ``images/…png`` and listed in ``media.images`` labelled "Frame 1" … "Frame 4". The
   offset keeps every image 30–60° away from all four view directions, so no query image is a frame of any
   view video.
-* Options are orders of the labels ("Frame 2 → Frame 4 → Frame 1 → Frame 3"). The frames' presentation
-  order (1 → 2 → 3 → 4) and its reverse are never options, and never correct: no option can be chosen, or
-  ruled out, from the order the frames are shown in. Across the selected questions the correct order
-  cycles through the 22 allowed orders (`balance_orders`), so no order text is a useful blind guess.
+* Options are orders of the labels ("Frame 2 → Frame 4 → Frame 1 → Frame 3"), any of the 24 as in the
+  official release (where the presentation order 1 → 2 → 3 → 4 is correct in 46 of 1,302 questions and its
+  reverse in 47, about 1/24 each). Across the selected questions the correct order cycles through all 24
+  (`balance_orders`) and distractors are drawn uniformly from the other 23, so an option is correct with
+  chance 1/4 whatever its order, the presentation order and its reverse included: no order text is a
+  useful blind guess.
 """
 
 from __future__ import annotations
@@ -43,9 +45,7 @@ QUESTION = (
     "first to last."
 )
 ARROW = " → "
-IDENTITY = (0, 1, 2, 3)
-FORBIDDEN = {IDENTITY, IDENTITY[::-1]}
-_ORDERS = [p for p in itertools.permutations(range(4)) if p not in FORBIDDEN]
+_ORDERS = list(itertools.permutations(range(4)))
 
 
 def order_text(order: tuple[int, ...]) -> str:
@@ -157,8 +157,8 @@ def _visits(src: WalkSource, place: str) -> list[list[float]]:
 
 
 def balance_orders(drafts_: list[Draft], seed: int) -> list[Draft]:
-    """Re-present the selected questions so their correct orders cycle through the 22 allowed orders (a
-    seeded order per block of 22): no order is more often correct than another, for a blind prior."""
+    """Re-present the selected questions so their correct orders cycle through the 24 orders (a seeded
+    order per block of 24): no order is more often correct than another, for a blind prior."""
     out = []
     block: list[tuple[int, ...]] = []
     for i, d in enumerate(drafts_):
