@@ -60,6 +60,15 @@ def test_paper_sets_are_the_paper_sizes() -> None:
         set_jobs("gardens")
 
 
+def test_paper_sets_command_refuses_an_unknown_set(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from egoworld.cli import app
+
+    r = CliRunner().invoke(app, ["world", "paper-sets", "gardens", "--out", str(tmp_path)])
+    assert r.exit_code == 2 and "unknown paper set 'gardens'" in r.output
+
+
 def test_killed_set_resumes_skipping_finished_episodes_and_matches_a_clean_run(tmp_path: Path) -> None:
     killed = tmp_path / "killed"
     (tmp_path / "tiny_set.py").write_text(TINY)
