@@ -5,21 +5,24 @@ world sets.
    448×448 — frames/s of `egoworld.sim.render.Renderer` and of the old ray caster, kept only here as the
    reference (``bench/raycast_reference.py``); wall clock and CPU (the machine may be shared). Target ≥ 10×.
    Also the ratio on a panorama (equirectangular 512×256) of a walk.
-2. **Paper-size world sets** on 2 cores (``EGOWORLD_BENCH_PAPER=1``; off by default, it takes long): a sample
-   of each set is made and timed, and the time of the whole set is the sample's time per rendered frame
-   times the set's frames, divided over 2 worker processes:
-
-   * Beyond3D: the kitchen minutes needed for 1,000 out-of-sight anchors + 1,000 controls, at the yield
-     ``ANCHORS_PER_MINUTE`` measured by ``bench/build_beyond3d.py`` (448 px fisheye, 1 frame/s);
-   * VSI-Super-Wild: one walk per duration group (``WALKS``; 384 px views, 1 frame/s).
-
-   Target: each set under one hour on 2 cores. On Ray the same sets run with
-   ``egoworld world synth … --executor ray --address auto`` (one task per episode).
+2. **Where an episode's time goes** (``EGOWORLD_BENCH_PAPER=1``): CPU shares of render, video encode,
+   masks / visibility, writing and the rest in a 1-minute kitchen and a 1-minute walk.
+3. **Paper-size world sets, actually made** (``EGOWORLD_BENCH_PAPER=1``; off by default, it takes long):
+   `egoworld.sim.paper_sets` — VSI-Super-Wild's walks of 8, 20, 45, 90 and 125 min (panorama + four 384 px
+   views, 1 frame/s) and Beyond3D's 10-minute 448 px fisheye kitchens, as many as the Beyond3D builder needs
+   to deliver 1,000 out-of-sight anchors + 1,000 controls (it is run on them, and kitchens are added while it
+   falls short) — made with 2 processes, then again on Ray with 2 local workers (the same files, checked
+   byte for byte). The sets live in a folder later runs resume (finished episodes are skipped).
+   ``EGOWORLD_BENCH_PAPER_SCALE`` (e.g. 0.1) makes proportional smaller sets; then the full sets' minutes
+   are also given as an estimate (``*_full_est_min`` = measured ÷ scale), named as such. Target: < 60 min on
+   2 cores.
 
    The rasteriser's CPU time is also split into phases (``phases``: draw calls, GL finish, read-back,
    numpy remap). Load: the one-minute load average is printed with the figures (``load_1min``).
 
-Environment: EGOWORLD_BENCH_FRAMES (frames per speed measurement, default 24), EGOWORLD_BENCH_PAPER.
+Environment: EGOWORLD_BENCH_FRAMES (frames per speed measurement, default 24), EGOWORLD_BENCH_SKIP_SPEED
+(skip part 1), EGOWORLD_BENCH_PAPER, EGOWORLD_BENCH_PAPER_SCALE (default 1), EGOWORLD_BENCH_PAPER_DIR (default
+<tmp>/egoworld-bench-paper-<scale>), EGOWORLD_BENCH_PAPER_RAY (0: skip the Ray run).
 Ends with one JSON line of figures.
 """
 
@@ -36,11 +39,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-# out-of-sight anchors per rendered kitchen minute that fit the balance quotas: 838 from 16 × 10 min
-# (tests/test_beyond3d_fullscale.py's world); bench/build_beyond3d.py prints the current figure
-ANCHORS_PER_MINUTE = 5.2
-KITCHEN_MINUTES = 10.0
-WALKS = ((8.0, "0-10"), (20.0, "10-30"), (45.0, "30-60"), (90.0, "60-120"), (125.0, "120+"))
 CORES = 2
 
 
@@ -159,55 +157,189 @@ def speed(n: int) -> dict[str, float]:
     return figures
 
 
-def paper_sets(tmp: Path) -> dict[str, float]:
-    """Time a sample of each paper-size world set and scale it to the whole set on 2 cores."""
+def _timers(targets: list[tuple[object, str, str]]) -> tuple[dict[str, float], list]:  # type: ignore[type-arg]
+    """Wrap ``getattr(owner, attr)`` with a CPU-time accumulator under ``phase``; returns (totals, undo)."""
+    totals: dict[str, float] = {}
+    undo = []
+    for owner, attr, phase in targets:
+        fn = getattr(owner, attr)
+        totals.setdefault(phase, 0.0)
+
+        def timed(*a, _fn=fn, _phase=phase, **k):  # type: ignore[no-untyped-def]
+            c = time.process_time()
+            try:
+                return _fn(*a, **k)
+            finally:
+                totals[_phase] += time.process_time() - c
+
+        setattr(owner, attr, timed)
+        undo.append((owner, attr, fn))
+    return totals, undo
+
+
+def profile_episodes(tmp: Path) -> dict[str, float]:
+    """Where one episode's CPU time goes (render, video encode, masks / visibility, the scene's primitives,
+    simulated detections, writing, the rest — e.g. object states, per-frame bookkeeping): a
+    1-minute kitchen (448 px fisheye, 1 frame/s) and a 1-minute walk (panorama + four 384 px views)."""
+    from egoworld.media.writer import VideoWriter
+    from egoworld.sim import kitchen, walk
     from egoworld.sim.kitchen import KitchenConfig, synth_kitchen
+    from egoworld.sim.kitchen_world import KitchenWorld
+    from egoworld.sim.render import Renderer
     from egoworld.sim.walk import WalkConfig, synth_walk
 
+    encode = [(VideoWriter, "write", "encode"), (VideoWriter, "close", "encode")]
+    write = [(m, f, "write") for m in (kitchen, walk) for f in ("save_npz", "write_jsonl", "save_episode")]
     figures: dict[str, float] = {}
-    # Beyond3D: kitchens of KITCHEN_MINUTES at 448 px, 1 frame/s
-    kitchen_minutes = 1000 / ANCHORS_PER_MINUTE
-    sample_min = 2.0
-    w, c = time.perf_counter(), time.process_time()
-    synth_kitchen(tmp / "k", "kitchen_000", 0, KitchenConfig(minutes=sample_min, fps=1.0, size=448))
-    cpu_per_frame = (time.process_time() - c) / (sample_min * 60)
-    wall_per_frame = (time.perf_counter() - w) / (sample_min * 60)
-    frames = kitchen_minutes * 60
-    figures["beyond3d_kitchen_minutes"] = round(kitchen_minutes, 1)
-    figures["beyond3d_frames"] = int(frames)
-    figures["beyond3d_set_cpu_s"] = round(cpu_per_frame * frames, 1)
-    figures["beyond3d_set_2core_s"] = round(cpu_per_frame * frames / CORES, 1)
-    print(
-        f"Beyond3D set: {kitchen_minutes:.0f} kitchen minutes ({frames:.0f} frames at 448 px, 1 frame/s): "
-        f"{cpu_per_frame * 1000:.0f} ms CPU per frame ({wall_per_frame * 1000:.0f} ms wall here) → "
-        f"{figures['beyond3d_set_2core_s'] / 60:.1f} min on {CORES} cores (target < 60)"
-    )
-    # VSI-Super-Wild: one walk per duration group, 384 px views, 1 frame/s; a 1-minute sample
-    w, c = time.perf_counter(), time.process_time()
-    synth_walk(tmp / "w", "walk_000", 0, WalkConfig(minutes=1.0, fps=1.0))
-    cpu_per_frame = (time.process_time() - c) / 60
-    walk_frames = sum(m for m, _ in WALKS) * 60
-    figures["vsi_walk_minutes"] = sum(m for m, _ in WALKS)
-    figures["vsi_set_cpu_s"] = round(cpu_per_frame * walk_frames, 1)
-    # the longest walk bounds the wall time when walks run in parallel
-    figures["vsi_set_2core_s"] = round(
-        max(cpu_per_frame * walk_frames / CORES, cpu_per_frame * max(m for m, _ in WALKS) * 60), 1
-    )
-    print(
-        f"VSI-Super-Wild set: walks of {', '.join(f'{m:g}' for m, _ in WALKS)} min "
-        f"({walk_frames:.0f} frames: 512×256 panorama + four 384×384 views): "
-        f"{cpu_per_frame * 1000:.0f} ms CPU per frame → {figures['vsi_set_2core_s'] / 60:.1f} min on {CORES} cores "
-        f"(target < 60)"
-    )
+    for name, masks, run in (
+        (
+            "kitchen",
+            [
+                (kitchen, f, "masks")
+                for f in ("pixel_counts", "bounding_boxes", "center_codes", "world_to_camera")
+            ]
+            + [(KitchenWorld, "primitives", "scene"), (kitchen, "simulate_detections", "detections")],
+            lambda: synth_kitchen(
+                tmp / "pk", "kitchen_000", 0, KitchenConfig(minutes=1.0, fps=1.0, size=448)
+            ),
+        ),
+        (
+            "walk",
+            [
+                (walk, "id_boxes", "masks"),
+                (walk, "_appearances", "masks"),
+                (walk.WalkWorld, "primitives", "scene"),
+            ]
+            + [(walk, "frame_detections", "detections")],
+            lambda: synth_walk(tmp / "pw", "walk_000", 0, WalkConfig(minutes=1.0, fps=1.0)),
+        ),
+    ):
+        # no timed function calls another (KitchenWorld.render evaluates primitives before Renderer.render)
+        totals, undo = _timers([(Renderer, "render", "render"), *encode, *masks, *write])
+        c = time.process_time()
+        try:
+            run()
+        finally:
+            for owner, attr, fn in reversed(undo):
+                setattr(owner, attr, fn)
+        total = time.process_time() - c
+        totals["other"] = total - sum(totals.values())
+        shares = ", ".join(f"{k} {v / total:.0%}" for k, v in totals.items())
+        print(
+            f"profile {name}: {total:.1f} s CPU for 60 frames ({total / 60 * 1000:.0f} ms per frame): {shares}"
+        )
+        figures[f"profile_{name}_ms_per_frame"] = round(total / 60 * 1000, 1)
+        for k, v in totals.items():
+            figures[f"profile_{name}_{k}_share"] = round(v / total, 3)
+    return figures
+
+
+def paper_sets(root: Path, scale: float, ray: bool) -> dict[str, object]:
+    """Make the paper-size world sets (``scale`` × the paper's, 1 = the real sets) with 2 processes, count the
+    Beyond3D anchors they hold (kitchens are added while the builder falls short), then again on Ray with 2
+    local workers when ``ray``. Figures are measured, never extrapolated, except the ``*_est_min`` ones:
+    ``*_full_est_min`` (a scaled run's wall time × 1 / scale) and ``paper_sets_quiet_2core_est_min`` (the CPU
+    time of this process and its workers ÷ 2 cores ÷ scale: the wall time on an otherwise idle machine)."""
+    from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
+    from egoworld.sim.paper_set_run import make_paper_set
+    from egoworld.sim.paper_sets import ANCHORS, CONTROLS, kitchen_jobs, kitchens_needed, set_jobs
+
+    figures: dict[str, object] = {"paper_scale": scale}
+    say = print
+    jobs: list = []  # type: ignore[type-arg]
+    executors = [("local", root / "local")] + ([("ray", root / "ray")] if ray else [])
+    for executor, out in executors:
+        tag = "" if executor == "local" else "ray_"
+        walks = make_paper_set("walks", out / "walks", scale=scale, workers=CORES, executor=executor, say=say)
+        figures[f"{tag}walks_min"] = round(walks["wall_s"] / 60, 2)
+        figures[f"{tag}walks_cpu_min"] = None if walks["cpu_s"] is None else round(walks["cpu_s"] / 60, 2)
+        figures[f"{tag}walks_made"] = walks["made"]
+        figures["walk_group_minutes"] = walks["group_minutes"]
+        # Beyond3D: kitchens until the builder delivers scale × (1,000 anchors + 1,000 controls)
+        want = (round(ANCHORS * scale), round(CONTROLS * scale))
+        # Ray makes the kitchens the local run ended with
+        jobs = set_jobs("kitchens", scale=scale) if executor == "local" else jobs
+        kitchen_s, kitchen_cpu, made, built, build_s = 0.0, 0.0, 0, (0, 0), 0.0
+        for _ in range(4):
+            k = make_paper_set(
+                "kitchens", out / "kitchens", jobs=jobs, workers=CORES, executor=executor, say=say
+            )
+            kitchen_s += k["wall_s"]
+            kitchen_cpu += k["cpu_s"] or 0.0
+            made += k["made"]
+            t0 = time.perf_counter()
+            report = build_beyond3d(
+                [out / "kitchens"],
+                out / "beyond3d",
+                BuildConfig(anchors=want[0], controls=want[1], seed=0, detections="none"),
+            )
+            build_s = time.perf_counter() - t0
+            built = (report.anchors, report.controls)
+            print(
+                f"Beyond3D build over {len(jobs)} kitchens: {built[0]} anchors + {built[1]} controls of "
+                f"{want[0]} + {want[1]} ({build_s:.0f} s)"
+            )
+            if built[0] >= want[0] or executor != "local":
+                break
+            per_minute = max(built[0], 1) / (len(jobs) * 10.0)
+            extra = max(1, kitchens_needed(want[0], per_minute) - len(jobs))
+            jobs = jobs + kitchen_jobs(extra, start=len(jobs))
+        figures[f"{tag}kitchens_min"] = round(kitchen_s / 60, 2)
+        figures[f"{tag}kitchens_made"] = made
+        figures[f"{tag}beyond3d_build_s"] = round(build_s, 1)
+        figures["kitchens"] = len(jobs)
+        figures["kitchen_minutes"] = len(jobs) * 10.0
+        figures[f"{tag}anchors_built"], figures[f"{tag}controls_built"] = built
+        figures["anchors_wanted"], figures["controls_wanted"] = want
+        figures[f"{tag}paper_sets_min"] = round((walks["wall_s"] + kitchen_s) / 60, 2)
+        if scale < 1:
+            figures[f"{tag}paper_sets_full_est_min"] = round((walks["wall_s"] + kitchen_s) / 60 / scale, 1)
+        if executor == "local":  # CPU time of this process and its workers: what a quiet 2-core machine needs
+            cpu = walks["cpu_s"] + kitchen_cpu
+            figures["kitchens_cpu_min"] = round(kitchen_cpu / 60, 2)
+            figures["paper_sets_cpu_min"] = round(cpu / 60, 2)
+            figures["paper_sets_quiet_2core_est_min"] = round(cpu / 60 / CORES / scale, 1)
+            print(
+                f"CPU: walks {walks['cpu_s'] / 60:.1f} min, kitchens {kitchen_cpu / 60:.1f} min → "
+                f"{cpu / 60 / CORES:.1f} min on {CORES} idle cores"
+                + (
+                    f" (× 1/{scale:g} = {cpu / 60 / CORES / scale:.1f} min for the full sets, an estimate)"
+                    if scale < 1
+                    else ""
+                )
+            )
+        print(
+            f"paper sets on {executor} ({CORES} workers, scale {scale:g}): walks {figures[f'{tag}walks_min']} min "
+            f"({', '.join(f'{g}: {m:g}' for g, m in walks['group_minutes'].items())} episode min), kitchens "
+            f"{figures[f'{tag}kitchens_min']} min ({len(jobs)} × 10 min: {built[0]} anchors + {built[1]} "
+            f"controls built); target < 60 min at scale 1"
+        )
+    if ray:
+        from egoworld.core.hashing import sha256_file
+
+        def hashes(d: Path) -> dict[str, str]:
+            return {str(p.relative_to(d)): sha256_file(p) for p in sorted(d.rglob("*")) if p.is_file()}
+
+        same = all(hashes(root / "local" / s) == hashes(root / "ray" / s) for s in ("walks", "kitchens"))
+        figures["ray_same_files"] = same
+        print(f"Ray's files {'are' if same else 'are NOT'} the local ones, byte for byte")
     return figures
 
 
 def main() -> None:
     n = int(os.environ.get("EGOWORLD_BENCH_FRAMES", "24"))
-    figures = speed(n)
+    figures: dict[str, object] = {}
+    if not os.environ.get("EGOWORLD_BENCH_SKIP_SPEED"):
+        figures |= speed(n)
     if os.environ.get("EGOWORLD_BENCH_PAPER"):
+        scale = float(os.environ.get("EGOWORLD_BENCH_PAPER_SCALE", "1"))
+        root = Path(
+            os.environ.get("EGOWORLD_BENCH_PAPER_DIR")
+            or Path(tempfile.gettempdir()) / f"egoworld-bench-paper-{scale:g}"
+        )
         with tempfile.TemporaryDirectory() as tmp:
-            figures |= paper_sets(Path(tmp))
+            figures |= profile_episodes(Path(tmp))
+        figures |= paper_sets(root, scale, ray=os.environ.get("EGOWORLD_BENCH_PAPER_RAY", "1") != "0")
     figures["load_1min"] = round(os.getloadavg()[0], 2)
     figures["cores"] = os.cpu_count() or 0
     print(json.dumps({"bench": "sim_render", "frames": n, **figures}, sort_keys=True))

@@ -38,6 +38,7 @@ EXAMPLES: dict[str, str] = {
     "world show": "egoworld world show worlds/kitchens/kitchen_000",
     "world fix": "egoworld world fix worlds/walks --review bench/vsi/reviews/ana.sqlite --out worlds/walks-fixed",
     "world synth": "egoworld world synth kitchen --episodes 4 --minutes 5 --seed 0 --out worlds/kitchens",
+    "world paper-sets": "egoworld world paper-sets walks kitchens --out worlds/paper --jobs 2",
     "world compare": "egoworld world compare worlds/perceived worlds/walks --out compare.json",
     "world import hd-epic": "egoworld world import hd-epic hd-epic/ --out worlds/hd-epic --videos hd-epic-videos/",
     "world perceive": "egoworld world perceive walk.mp4 --kind walk --trajectory odometry "

@@ -108,3 +108,62 @@ def synth_cmd(
         highlight=False,
         soft_wrap=True,
     )
+
+
+def paper_sets_cmd(
+    sets: Annotated[
+        list[str] | None, typer.Argument(help="Sets to make: walks, kitchens (default both).")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="Folder of the sets (one sub-folder per set).")] = Path(
+        "worlds/paper"
+    ),
+    scale: Annotated[
+        float,
+        typer.Option("--scale", help="Proportional smaller sets: walks this × as long, this × the kitchens."),
+    ] = 1.0,
+    kitchens: Annotated[
+        int | None,
+        typer.Option("--kitchens", min=1, help="Beyond3D kitchens (default: as many as 1,000 anchors need)."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice.")] = 0,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Episodes made in parallel (processes).")] = 2,
+    executor: Annotated[
+        str, typer.Option("--executor", help="local (--jobs processes) or ray (one Ray task per episode).")
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option("--address", help="Ray cluster address (default: start Ray here with --jobs workers)."),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Remake episodes made with other parameters.")
+    ] = False,
+) -> None:
+    """Make the paper-size world sets (VSI-Super-Wild's walks of 8 … 125 min, Beyond3D's kitchens);
+    episodes already complete are skipped, so a killed run resumes. Ends with one JSON line per set.
+
+    Example: egoworld world paper-sets walks kitchens --out worlds/paper --jobs 2
+    """
+    import json
+
+    from egoworld.core.files import InputFileError
+    from egoworld.sim.paper_set_run import make_paper_set
+    from egoworld.sim.paper_sets import SETS
+
+    names = sets or list(SETS)
+    try:
+        for name in names:
+            figures = make_paper_set(
+                name,
+                out / name,
+                seed=seed,
+                scale=scale,
+                kitchens=kitchens,
+                workers=jobs,
+                executor=executor,
+                address=address,
+                force=force,
+                say=lambda msg: console.print(msg, highlight=False, soft_wrap=True),
+            )
+            print(json.dumps(figures, sort_keys=True))
+    except (InputFileError, ValueError, RuntimeError) as exc:
+        fail(exc)

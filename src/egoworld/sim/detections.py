@@ -43,14 +43,19 @@ class DetectionModel:
 
 def id_boxes(ids: NDArray, n_ids: int) -> tuple[NDArray, NDArray]:
     """Pixel counts ``(n_ids,)`` and inclusive boxes ``(n_ids, 4)`` (x0, y0, x1, y1; zeros where absent)
-    of every id ``1 … n_ids`` in an instance-id image (0: background)."""
+    of every id ``1 … n_ids`` in an instance-id image (0: background). Boxes are found for the ids present
+    only (relabelled ``1 … k``), so the cost follows what the image shows, not how many ids the world has."""
     from scipy.ndimage import find_objects
 
     pixels = np.bincount(ids.ravel(), minlength=n_ids + 1)[1 : n_ids + 1]
     boxes = np.zeros((n_ids, 4), np.int32)
-    for j, sl in enumerate(find_objects(ids, max_label=n_ids)):
-        if sl is not None:
-            boxes[j] = (sl[1].start, sl[0].start, sl[1].stop - 1, sl[0].stop - 1)
+    seen = np.flatnonzero(pixels)
+    if len(seen) == 0:
+        return pixels, boxes
+    lut = np.zeros(max(int(ids.max()), n_ids) + 1, np.int32)
+    lut[seen + 1] = np.arange(1, len(seen) + 1)
+    for j, sl in zip(seen, find_objects(lut[ids], max_label=len(seen)), strict=True):
+        boxes[j] = (sl[1].start, sl[0].start, sl[1].stop - 1, sl[0].stop - 1)
     return pixels, boxes
 
 

@@ -268,7 +268,7 @@ def synth_kitchen(
             fx_pixels[i] = counts[1 : n_x + 1]
             seen = np.flatnonzero(pixels[i] > 0)
             bbox[i, seen] = bounding_boxes(frame.ids, obj_inst[seen])
-            states = [world.object_state(o, float(t)) for o in obj_ids]
+            states = world.object_states(float(t))
             centres = np.array([s[0] for s in states])
             moving[i] = [s[1] for s in states]
             enclosed[i] = [s[2] for s in states]

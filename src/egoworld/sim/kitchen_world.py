@@ -95,6 +95,7 @@ class KitchenWorld:
         self._closed = {f.id: f.primitives(0.0, self._inst[f.id]) for f in sim.spec.fixtures}
         self._size = {o.id: (o.radius, o.half_height) for o in sim.objects}
         self._dressing = dressing(sim.spec, episode.id)
+        self._states_at: tuple[float, list[tuple[NDArray, bool, bool]]] | None = None
 
     def camera_pose(self, t: float) -> NDArray[np.float64]:
         return self.episode.poses.interpolate(t)  # type: ignore[union-attr]
@@ -144,14 +145,20 @@ class KitchenWorld:
             return b + w * (hand - b), True, False
         return hand, True, False
 
+    def object_states(self, t: float) -> list[tuple[NDArray, bool, bool]]:
+        """`object_state` of every object (`object_ids` order) at ``t``; the last time's are kept, as a
+        rendered frame asks twice (its primitives, then its ground truth)."""
+        if self._states_at is None or self._states_at[0] != t:
+            self._states_at = (t, [self.object_state(o.id, t) for o in self.sim.objects])
+        return self._states_at[1]
+
     def object_ids(self) -> list[str]:
         return [o.id for o in self.sim.objects]
 
     def primitives(self, t: float) -> PrimitiveSet:
         """Every primitive that can be seen at ``t`` (enclosed objects left out)."""
         sets = []
-        for o in self.sim.objects:
-            c, moving, hidden = self.object_state(o.id, t)
+        for o, (c, moving, hidden) in zip(self.sim.objects, self.object_states(t), strict=True):
             if not hidden:
                 sets.append(self._parts[o.id].transformed(make_transform(self._rot[o.id], c)))
             if moving:

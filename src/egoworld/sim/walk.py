@@ -197,12 +197,12 @@ def synth_walk(
             prims = world.primitives(float(t), poses[i, :3, 3])
             frame = renderer.render(prims, poses[i], world.background)
             writers["pano"].write(frame.rgb)
-            id_images = {"pano": frame.ids}
+            counts_of = {"pano": np.bincount(frame.ids.ravel(), minlength=n_ids)}
             for v in VIEW_ORDER:
                 view = view_renderer.render(prims, poses[i] @ pano_from_view[v], world.background)
                 writers[v].write(view.rgb)
-                id_images[v] = view.ids
                 pixels, boxes = id_boxes(view.ids, n_ids - 1)
+                counts_of[v] = np.r_[0, pixels]
                 seen = np.flatnonzero(pixels)
                 rng = seeded_rng(seed, episode_id, v, "detections", i)
                 size = (cfg.view_size, cfg.view_size)
@@ -212,7 +212,7 @@ def synth_walk(
                 )  # fmt: skip
                 det_rows[v].append({"frame": i, "t": round(float(t), 6), "detections": dets})
             for k, v in enumerate(views):
-                counts = np.bincount(id_images[v].ravel(), minlength=n_ids)
+                counts = counts_of[v]
                 seen = np.flatnonzero(counts[1:]) + 1
                 recs.append(np.stack([np.full(len(seen), i), np.full(len(seen), k), seen, counts[seen]], -1))
             if progress is not None:

@@ -4,7 +4,8 @@ Episode ``i`` of kind ``k`` is ``<out>/<k>_<i:03d>/``; its randomness comes from
 so episodes can be made in any order, in parallel, or again, with identical bytes. Each episode is
 written into a hidden ``.<id>.partial`` folder and renamed when complete; a rerun skips complete
 episodes made with the same parameters, throws away partial ones, and refuses (unless ``force``) to mix
-in episodes made with other parameters. Episodes are made here (``jobs`` processes, each with its own
+in episodes made with other parameters. A set is one kind and one config (`synth_world_set`) or any list of
+jobs, each with its own config (`run_jobs`: e.g. walks of several lengths, `egoworld.sim.paper_sets`). Episodes are made here (``jobs`` processes, each with its own
 OpenGL context) or, with ``executor="ray"``, one Ray task per episode (`egoworld.core.pool`; the
 output folder must be on a file system every worker sees).
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,25 +79,82 @@ def _build(job: Job, out: Path, progress: FrameProgress | None = None) -> Path:
     return final
 
 
-def plan_jobs(
-    kind: str, out: str | Path, episodes: int, seed: int, config: Config, *, force: bool = False
-) -> tuple[list[Job], list[Job]]:
-    """(jobs to run, jobs already complete); raises when an episode was made with other parameters."""
+def split_jobs(jobs: Sequence[Job], out: str | Path, *, force: bool = False) -> tuple[list[Job], list[Job]]:
+    """(jobs to run, jobs already complete) of any list of jobs (each with its own parameters); raises when
+    an episode was made with other parameters."""
     out = Path(out)
     todo, done = [], []
-    for eid in episode_ids(kind, episodes):
-        job = Job(kind, eid, seed, config)
-        status = _status(job, out / eid)
+    for job in jobs:
+        status = _status(job, out / job.episode_id)
         if status == "complete" and not force:
             done.append(job)
         elif status == "different" and not force:
             raise InputFileError(
-                f"{out / eid}: this episode was made with another seed or other parameters; "
+                f"{out / job.episode_id}: this episode was made with another seed or other parameters; "
                 "choose another --out folder, or pass --force to make it again"
             )
         else:
             todo.append(job)
     return todo, done
+
+
+def plan_jobs(
+    kind: str, out: str | Path, episodes: int, seed: int, config: Config, *, force: bool = False
+) -> tuple[list[Job], list[Job]]:
+    """(jobs to run, jobs already complete) of ``episodes`` episodes of one kind and one config."""
+    return split_jobs([Job(kind, eid, seed, config) for eid in episode_ids(kind, episodes)], out, force=force)
+
+
+def run_jobs(
+    jobs: Sequence[Job],
+    out: str | Path,
+    *,
+    workers: int = 1,
+    force: bool = False,
+    on_episode: Callable[[Job, Path], None] | None = None,
+    on_frames: FrameProgress | None = None,
+    executor: str = "local",
+    address: str | None = None,
+) -> list[Path]:
+    """Make the missing episodes of ``jobs`` into ``out`` (``workers`` processes, or one Ray task each),
+    started in the order given (put the longest first); returns every episode folder, in the jobs' order."""
+    from egoworld.core.pool import EXECUTORS, map_jobs
+
+    for kind in sorted({job.kind for job in jobs}):
+        world_kind(kind)  # a ValueError naming the registered kinds
+    if executor not in EXECUTORS:
+        raise ValueError(f"--executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
+    ids = [job.episode_id for job in jobs]
+    if len(set(ids)) != len(ids):
+        raise ValueError("two jobs of a world set share an episode id")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    todo, done = split_jobs(jobs, out, force=force)
+    for job in done:
+        if on_episode is not None:
+            on_episode(job, out / job.episode_id)
+    if executor == "ray" and todo:
+
+        def finished(i: int) -> None:
+            if on_episode is not None:
+                on_episode(todo[i], out / todo[i].episode_id)
+
+        map_jobs(_build, [(job, out) for job in todo], executor="ray", address=address, done=finished)
+    elif workers <= 1 or len(todo) <= 1:
+        for job in todo:
+            path = _build(job, out, on_frames)
+            if on_episode is not None:
+                on_episode(job, path)
+    else:
+        # spawned (not forked) workers: each opens its own OpenGL context from scratch
+        spawn = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=spawn) as pool:
+            futures = {pool.submit(_build, job, out): job for job in todo}
+            for fut in as_completed(futures):
+                path = fut.result()
+                if on_episode is not None:
+                    on_episode(futures[fut], path)
+    return [out / eid for eid in ids]
 
 
 def synth_world_set(
@@ -114,36 +172,14 @@ def synth_world_set(
     address: str | None = None,
 ) -> list[Path]:
     """Make the missing episodes of a world set; returns every episode folder (in id order)."""
-    from egoworld.core.pool import EXECUTORS, map_jobs
-
     world_kind(kind)  # a ValueError naming the registered kinds
-    if executor not in EXECUTORS:
-        raise ValueError(f"--executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    todo, done = plan_jobs(kind, out, episodes, seed, config, force=force)
-    for job in done:
-        if on_episode is not None:
-            on_episode(job, out / job.episode_id)
-    if executor == "ray" and todo:
-
-        def finished(i: int) -> None:
-            if on_episode is not None:
-                on_episode(todo[i], out / todo[i].episode_id)
-
-        map_jobs(_build, [(job, out) for job in todo], executor="ray", address=address, done=finished)
-    elif jobs <= 1 or len(todo) <= 1:
-        for job in todo:
-            path = _build(job, out, on_frames)
-            if on_episode is not None:
-                on_episode(job, path)
-    else:
-        # spawned (not forked) workers: each opens its own OpenGL context from scratch
-        spawn = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool:
-            futures = {pool.submit(_build, job, out): job for job in todo}
-            for fut in as_completed(futures):
-                path = fut.result()
-                if on_episode is not None:
-                    on_episode(futures[fut], path)
-    return [out / eid for eid in episode_ids(kind, episodes)]
+    return run_jobs(
+        [Job(kind, eid, seed, config) for eid in episode_ids(kind, episodes)],
+        out,
+        workers=jobs,
+        force=force,
+        on_episode=on_episode,
+        on_frames=on_frames,
+        executor=executor,
+        address=address,
+    )
