@@ -38,7 +38,9 @@ class VOORules:
 
     min_gap_frames: float = 2.0  # consecutive events apart by this many 128-frame spacings
     max_per_video: int = 400  # candidate 4-category sets kept per (view video, first / last)
-    equal_kinds: bool = True  # as many last- as first-appearance questions; off keeps every candidate (audits)
+    equal_kinds: bool = (
+        True  # as many last- as first-appearance questions; off keeps every candidate (audits)
+    )
 
 
 @dataclass(frozen=True)
