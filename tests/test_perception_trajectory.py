@@ -39,7 +39,9 @@ def test_opencv_odometry_recovers_the_walk(walk: Path) -> None:
     assert len(traj) == 360 and not traj.metric and traj.provenance.backend == "opencv-odometry"
     got = trajectory_agreement(traj, truth)
     print("odometry", got)
-    assert got["ate_pct"] < 6.0 and got["rpe_pct"] < 1.0 and got["registration_rate"] > 0.3
+    # measured: ATE 3.96 % of the path before the walker looked aside while walking (38–52° for 25–80 s,
+    # issue 23's diagonal motion), 8.3 % with it: the front view then moves diagonally for most of a leg
+    assert got["ate_pct"] < 10.0 and got["rpe_pct"] < 1.0 and got["registration_rate"] > 0.3
 
 
 @pytest.mark.slow
@@ -65,8 +67,9 @@ def test_places_agree_with_the_true_visits(walk: Path, tmp_path: Path) -> None:
     assert len(truth) >= 2
     odo = OpenCVOdometry(camera=_front_camera(walk)).estimate(walk / "front.mp4")
     exact = Trajectory(ep.poses.times_s, ep.poses.matrices, Provenance("truth"))
-    # measured: 1.00 and 0.03 s from the true poses; 0.81 from odometry (its drift adds a false corner)
-    for name, traj, least in (("truth poses", exact, 0.95), ("odometry", odo, 0.7)):
+    # measured: 1.00 and 0.03 s from the true poses; from odometry 0.81 before the walker looked aside while
+    # walking, 0.49 with it (its larger drift adds false corners: weaker, said in README)
+    for name, traj, least in (("truth poses", exact, 0.95), ("odometry", odo, 0.4)):
         visits, places, prov = place_visits(traj, end_s=ep.duration_s)
         got = place_agreement(visits, truth)
         print(name, got)
