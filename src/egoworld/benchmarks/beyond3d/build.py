@@ -40,8 +40,10 @@ from egoworld.benchmarks.beyond3d.build_common import (
     source_hashes,
 )
 from egoworld.benchmarks.beyond3d.detections import DetectionTable
+from egoworld.benchmarks.beyond3d.fixture_balance import LabelBalance
 from egoworld.benchmarks.beyond3d.fixtures import (
     counter_area_labels,
+    counter_options,
     fixture_options,
     max_options,
     release_option_counts,
@@ -264,6 +266,7 @@ def _samples(contexts: list[EpisodeContext], sel, controls, tasks: list[str], se
     ]
     out: list[Sample] = []
     nf = _option_counts(contexts, sel.anchors, seed) if NEAREST_FIXTURE in tasks else {}
+    balance = _label_balance(contexts, sel.anchors, nf) if nf else None
     for _, _, _, kind, c in sorted(items, key=lambda x: x[:4]):
         ctx = contexts[c.episode]
         if kind == 1:
@@ -272,19 +275,39 @@ def _samples(contexts: list[EpisodeContext], sel, controls, tasks: list[str], se
             out += trajectory_samples(
                 ctx, c, tasks=tuple(tasks), seed=seed, oo_cell=sel.oo_cell.get(c.id),
                 lv_rank=sel.lv_rank.get(c.id), lp_rank=sel.lp_rank.get(c.id), nf_options=nf.get(c.id),
+                nf_balance=balance,
             )  # fmt: skip
     return out
 
 
 def _option_counts(contexts: list[EpisodeContext], anchors, seed: int) -> dict:
     """Nearest Fixture options per anchor in the official release's 3 / 5 mix (chance 22.7 %)."""
-    maxima = {}
+    maxima, small_areas = {}, set()
     for c in anchors:
         ctx = contexts[c.episode]
         gold = fixture_at(ctx, c)
         if gold is not None:
             maxima[c.id] = max_options(ctx.episode.fixtures, gold, ctx.counter_labels)
-    return release_option_counts(maxima, seeded_rng(seed, "nearest-fixture-options"))
+            if counter_options(ctx.episode.fixtures, gold, ctx.counter_labels) == 3:
+                small_areas.add(c.id)
+    return release_option_counts(maxima, seeded_rng(seed, "nearest-fixture-options"), first=small_areas)
+
+
+def _label_balance(contexts: list[EpisodeContext], anchors, counts: dict) -> LabelBalance:
+    """The gold label of every Nearest Fixture question (fixed by its option count) and the build's
+    chance, for distractors that keep a constant-label guess at chance."""
+    golds = []
+    for c in anchors:
+        ctx = contexts[c.episode]
+        gold = fixture_at(ctx, c)
+        if gold is not None and c.id in counts:
+            opts = fixture_options(
+                ctx.episode.fixtures, gold, seeded_rng(0, "gold"), ctx.counter_labels, counts[c.id]
+            )
+            if opts is not None:
+                golds.append(opts[1][opts[3]])
+    chance = sum(1 / n for n in counts.values()) / len(counts)
+    return LabelBalance(golds, chance)
 
 
 def balance_summary(samples: Sequence[Sample]) -> dict:
