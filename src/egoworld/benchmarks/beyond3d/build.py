@@ -40,12 +40,18 @@ from egoworld.benchmarks.beyond3d.build_common import (
     source_hashes,
 )
 from egoworld.benchmarks.beyond3d.detections import DetectionTable
+from egoworld.benchmarks.beyond3d.fixture_balance import LabelBalance
 from egoworld.benchmarks.beyond3d.fixtures import (
+    FIXTURE_TYPE_OPTIONS,
+    area_name,
     counter_area_labels,
+    counter_options,
     fixture_options,
     max_options,
     release_option_counts,
+    type_label,
 )
+from egoworld.benchmarks.beyond3d.label_cap import cap_gold_labels
 from egoworld.benchmarks.beyond3d.letters import balance_letters, letter_counts
 from egoworld.benchmarks.beyond3d.questions import (
     EpisodeContext,
@@ -64,6 +70,9 @@ from egoworld.core.pool import map_jobs
 from egoworld.core.schema import Sample
 from egoworld.world.episode import Episode
 from egoworld.world.folder import find_episodes, load_episode
+
+#: the most of the anchors one Nearest Fixture gold label may hold (`cap_gold_labels`)
+LABEL_CAP = 0.12
 
 
 def load_worlds(worlds: Sequence[str | Path]) -> list[tuple[Path, Episode]]:
@@ -180,6 +189,15 @@ def build_beyond3d(
             f"{ep.id}: {len(tracks.object_ids)} objects × {len(tracks.times)} steps, {len(cands)} anchor candidates"
         )
     sel, short = select_balanced(oos, cfg.anchors, cfg.seed, needs)
+    if NEAREST_FIXTURE in tasks:
+        memo: dict = {}
+        sel = cap_gold_labels(
+            sel,
+            oos,
+            lambda c: _likely_label(contexts[c.episode], c, memo),
+            LABEL_CAP,
+            seeded_rng(cfg.seed, "label-cap"),
+        )
     wanted_controls = cfg.controls
     if short is not None:
         notes.append(shortfall_note(short, len(oos), sum(ep.duration_s for _, ep in geo) / 60))
@@ -247,6 +265,18 @@ def build_beyond3d(
     return report
 
 
+def _likely_label(ctx: EpisodeContext, c: Candidate, memo: dict) -> str:
+    """The Nearest Fixture gold label an anchor most likely gets: its counter area where the kitchen has
+    5 or more areas, else its fixture type (counter placements of 3–4 area kitchens mostly show 5 types)."""
+    gold = fixture_at(ctx, c)
+    key = (c.episode, gold.id)
+    if key not in memo:
+        fx = ctx.episode.fixtures
+        wide = counter_options(fx, gold, ctx.counter_labels) >= FIXTURE_TYPE_OPTIONS
+        memo[key] = area_name(ctx.counter_labels[gold.id]) if wide else type_label(gold.type)
+    return memo[key]
+
+
 def _has_fixture(ctx: EpisodeContext, c: Candidate, memo: dict) -> bool:
     """The anchor's fixture is known and its kitchen offers at least two options."""
     gold = fixture_at(ctx, c)
@@ -264,6 +294,7 @@ def _samples(contexts: list[EpisodeContext], sel, controls, tasks: list[str], se
     ]
     out: list[Sample] = []
     nf = _option_counts(contexts, sel.anchors, seed) if NEAREST_FIXTURE in tasks else {}
+    balance = _label_balance(contexts, sel.anchors, nf) if nf else None
     for _, _, _, kind, c in sorted(items, key=lambda x: x[:4]):
         ctx = contexts[c.episode]
         if kind == 1:
@@ -272,19 +303,39 @@ def _samples(contexts: list[EpisodeContext], sel, controls, tasks: list[str], se
             out += trajectory_samples(
                 ctx, c, tasks=tuple(tasks), seed=seed, oo_cell=sel.oo_cell.get(c.id),
                 lv_rank=sel.lv_rank.get(c.id), lp_rank=sel.lp_rank.get(c.id), nf_options=nf.get(c.id),
+                nf_balance=balance,
             )  # fmt: skip
     return out
 
 
 def _option_counts(contexts: list[EpisodeContext], anchors, seed: int) -> dict:
     """Nearest Fixture options per anchor in the official release's 3 / 5 mix (chance 22.7 %)."""
-    maxima = {}
+    maxima, small_areas = {}, set()
     for c in anchors:
         ctx = contexts[c.episode]
         gold = fixture_at(ctx, c)
         if gold is not None:
             maxima[c.id] = max_options(ctx.episode.fixtures, gold, ctx.counter_labels)
-    return release_option_counts(maxima, seeded_rng(seed, "nearest-fixture-options"))
+            if counter_options(ctx.episode.fixtures, gold, ctx.counter_labels) == 3:
+                small_areas.add(c.id)
+    return release_option_counts(maxima, seeded_rng(seed, "nearest-fixture-options"), first=small_areas)
+
+
+def _label_balance(contexts: list[EpisodeContext], anchors, counts: dict) -> LabelBalance:
+    """The gold label of every Nearest Fixture question (fixed by its option count) and the build's
+    chance, for distractors that keep a constant-label guess at chance."""
+    golds = []
+    for c in anchors:
+        ctx = contexts[c.episode]
+        gold = fixture_at(ctx, c)
+        if gold is not None and c.id in counts:
+            opts = fixture_options(
+                ctx.episode.fixtures, gold, seeded_rng(0, "gold"), ctx.counter_labels, counts[c.id]
+            )
+            if opts is not None:
+                golds.append(opts[1][opts[3]])
+    chance = sum(1 / n for n in counts.values()) / len(counts)
+    return LabelBalance(golds, chance)
 
 
 def balance_summary(samples: Sequence[Sample]) -> dict:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
@@ -165,15 +165,26 @@ def max_options(fixtures: Sequence[Fixture], gold: Fixture, labels: dict[str, st
     return max(_variant_max(fixtures, gold, labels, v) for v in ("counter", "type"))
 
 
+def counter_options(fixtures: Sequence[Fixture], gold: Fixture, labels: dict[str, str] | None = None) -> int:
+    """The most options a counter-area question about ``gold`` can show (0: not a counter placement)."""
+    return _variant_max(fixtures, gold, labels, "counter")
+
+
 def release_option_counts(
-    maxima: dict[str, int], rng: random.Random, share: float = RELEASE_THREE_SHARE
+    maxima: dict[str, int],
+    rng: random.Random,
+    share: float = RELEASE_THREE_SHARE,
+    first: Collection[str] = (),
 ) -> dict[str, int]:
     """Options per question (key → 3 or 5) with exactly ``round(share · n)`` 3-option questions when the
-    kitchens allow it: questions that cannot show 5 keep their maximum, then seeded others get 3."""
+    kitchens allow it: questions that cannot show 5 keep their maximum, then seeded keys of ``first``
+    get 3 (the builder names counter placements whose kitchen has 3 or 4 areas: the release's 3-option
+    questions are counter-area ones), then seeded others."""
     counts = {k: min(m, FIXTURE_TYPE_OPTIONS) for k, m in maxima.items()}
     want = round(share * len(counts)) - sum(1 for m in counts.values() if m <= 3)
     free = sorted(k for k, m in counts.items() if m == FIXTURE_TYPE_OPTIONS)
     rng.shuffle(free)
+    free.sort(key=lambda k: k not in first)  # stable: seeded order within each group
     for k in free[: max(want, 0)]:
         counts[k] = 3
     return counts
@@ -185,11 +196,14 @@ def fixture_options(
     rng: random.Random,
     labels: dict[str, str] | None = None,
     options: int | None = None,
+    prefer: Callable[[str], float] | None = None,
 ) -> tuple[str, list[str], list[str], int] | None:
     """(variant, option labels, option fixture ids or types, gold index) for a placement on ``gold``;
         None when the kitchen offers fewer than 2 options. ``labels``: precomputed `counter_area_labels`;
         ``options``: how many to show (capped by `max_options`; a counter placement whose kitchen has too
-    few areas for them asks for the fixture type); default: all areas the official rule shows."""
+    few areas for them asks for the fixture type); default: all areas the official rule shows.
+        ``prefer``: option label → priority; distractors of higher priority come first (seeded order
+        among equals), as `fixture_balance.LabelBalance.deficit` asks."""
     counter = _variant_max(fixtures, gold, labels, "counter")
     want = options or counter or FIXTURE_TYPE_OPTIONS
     wider = _variant_max(fixtures, gold, labels, "type") > counter
@@ -199,6 +213,9 @@ def fixture_options(
         return None
     n = min(want, _variant_max(fixtures, gold, labels, variant))
     rng.shuffle(others)
+    if prefer is not None:
+        name = (lambda o: o) if variant == "counter" else type_label
+        others.sort(key=lambda o: -prefer(name(o)))  # stable: the seeded shuffle breaks ties
     chosen = others[: n - 1]
     if variant == "counter":
         ids = [gold.id, *(min(c for c in area if area[c] == name) for name in chosen)]

@@ -26,6 +26,7 @@ from egoworld.benchmarks.beyond3d import (
     VISIBILITY,
 )
 from egoworld.benchmarks.beyond3d.anchors import Candidate, horizon_bucket, moves_bucket, query_bucket
+from egoworld.benchmarks.beyond3d.fixture_balance import LabelBalance
 from egoworld.benchmarks.beyond3d.fixtures import fixture_options, nearest_fixture
 from egoworld.benchmarks.beyond3d.locations import display_name
 from egoworld.benchmarks.beyond3d.prompts import (
@@ -185,9 +186,12 @@ def trajectory_samples(
     lv_rank: int | None,
     lp_rank: int | None,
     nf_options: int | None = None,
+    nf_balance: LabelBalance | None = None,
 ) -> list[Sample]:
     """The steps of an out-of-sight anchor, in step order, each depending on the earlier ones;
-    ``nf_options``: how many Nearest Fixture options to show (default: as many as the kitchen allows)."""
+    ``nf_options``: how many Nearest Fixture options to show (default: as many as the kitchen allows);
+    ``nf_balance``: the build's Nearest Fixture label deficits (distractors that keep label guesses at
+    chance), updated with this question's options."""
     ep = ctx.episode
     obj = ep.objects[c.obj]
     name = display_name(obj)
@@ -235,10 +239,13 @@ def trajectory_samples(
     if NEAREST_FIXTURE in tasks:
         sid = f"{traj}-{NEAREST_FIXTURE}"
         gold = fixture_at(ctx, c)
+        prefer = nf_balance.deficit if nf_balance is not None else None
         opts = fixture_options(
-            ep.fixtures, gold, seeded_rng(seed, sid, "fixtures"), ctx.counter_labels, nf_options
+            ep.fixtures, gold, seeded_rng(seed, sid, "fixtures"), ctx.counter_labels, nf_options, prefer
         )
         variant, labels, keys, gi = opts
+        if nf_balance is not None:
+            nf_balance.record(labels, gi)
         choices, answer, keys_s = _shuffled(labels, keys, gi, sid, seed)
         meta = {"variant": variant, "gold_fixture": gold.id, "choice_fixtures": keys_s}
         meta["provenance"] = base["provenance"] + [
