@@ -134,7 +134,9 @@ def kitchen(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("k") / "k0"
     # the classic story walks past more of the 24 objects in one minute (the HD-EPIC pace works at a few
     # fixtures: 6 matched instances instead of 13), which is what a tracker test needs
-    return synth_kitchen(folder, "k0", 0, KitchenConfig(minutes=1.0, fps=2.0, size=320, objects=24, pace="classic"))
+    return synth_kitchen(
+        folder, "k0", 0, KitchenConfig(minutes=1.0, fps=2.0, size=320, objects=24, pace="classic")
+    )
 
 
 def test_tracker_on_the_simulated_detector_agrees_with_truth(kitchen: Path) -> None:
