@@ -54,11 +54,16 @@ demo: install
 chromium:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium)
 
+# two pytest-xdist workers, each taking whole test files (`--dist loadfile`), so a file's module fixtures are
+# built once; worlds several files share are built once per run (tests/shared_builds.py). TEST_WORKERS=0: serial
+TEST_WORKERS ?= 2
+PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile
+
 test: install-test chromium
-	$(PY) -m pytest -q --durations=25
+	$(PY) -m pytest -q $(PYTEST_PARALLEL) --durations=25
 
 test-fast: install-test
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q $(PYTEST_PARALLEL) -m "not slow"
 
 lint: install-test
 	$(VENV)/bin/ruff check src tests bench

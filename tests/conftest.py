@@ -1,12 +1,20 @@
-"""Shared fixtures: the real data folder, the imported VSI-Super-Wild benchmark and small hand-made ones."""
+"""Shared fixtures: the real data folder, the imported VSI-Super-Wild benchmark, and the synthetic walks and the
+VSI-Super-Wild benchmark built from them (built once per test run, also under pytest-xdist)."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+from shared_builds import shared_folder
+from sim_worlds import VSI_SIM_PER_TASK, VSI_SIM_SEED, sim_walks
+
+if TYPE_CHECKING:
+    from egoworld.core.bench_folder import Benchmark
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -32,3 +40,22 @@ def vsi_bench_dir(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> P
     out = tmp_path_factory.mktemp("vsi_wild")
     import_vsi_wild_qa(data_dir / "vsi-super-wild" / "vsi_super_wild_qa.jsonl", out)
     return out
+
+
+@pytest.fixture(scope="session")
+def vsi_walks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`sim_worlds.sim_walks`, built once per test run; tests only read them."""
+    return shared_folder(tmp_path_factory, "vsi_walks", sim_walks)
+
+
+@pytest.fixture(scope="session")
+def vsi_sim_bench(vsi_walks: Path, tmp_path_factory: pytest.TempPathFactory) -> Benchmark:
+    """VSI-Super-Wild built from `vsi_walks` (`VSI_SIM_PER_TASK` per task, seed `VSI_SIM_SEED`); read only."""
+    from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
+    from egoworld.benchmarks.vsi_wild.config import BuildConfig
+    from egoworld.core.bench_folder import load_benchmark
+
+    cfg = BuildConfig(per_task=VSI_SIM_PER_TASK, seed=VSI_SIM_SEED)
+    return load_benchmark(
+        shared_folder(tmp_path_factory, "vsi_sim_bench", lambda p: build_vsi_wild([vsi_walks], p, cfg))
+    )

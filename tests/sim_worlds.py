@@ -1,4 +1,5 @@
-"""Small rendered sim kitchens for Beyond3D tests (tiny images at 1 frame/s keep them cheap)."""
+"""Small synthetic worlds for tests: rendered sim kitchens for Beyond3D (tiny images at 1 frame/s keep them
+cheap), and the demo's walks of every duration group with tiny images for VSI-Super-Wild."""
 
 from __future__ import annotations
 
@@ -21,4 +22,16 @@ def sim_kitchens(
 
     cfg = KitchenConfig(minutes=minutes, fps=1.0, size=size, objects=objects, pace=pace)  # type: ignore[arg-type]
     synth_world_set("kitchen", out, episodes, seed, cfg)
+    return out
+
+
+#: the VSI-Super-Wild benchmark several test files build from `sim_walks` (conftest's `vsi_sim_bench`)
+VSI_SIM_PER_TASK, VSI_SIM_SEED = 160, 3
+
+
+def sim_walks(out: Path) -> Path:
+    """The demo's `WALKS` (6 to 125 minutes) under ``out`` with 128-pixel panoramas and 32-pixel views."""
+    from egoworld.demo.vsi_wild import synth_walks
+
+    synth_walks(out, pano_width=128, view_size=32)
     return out

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from egoworld.core.bench_folder import load_benchmark
+from egoworld.core.bench_folder import Benchmark, load_benchmark
 from egoworld.core.run_config import RunConfig
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
@@ -27,14 +27,9 @@ def _prior_vs_chance(bench_root: Path, out: Path) -> dict[str, tuple[float, floa
     return got
 
 
-@pytest.mark.slow  # about 80 s: six walks up to 125 min
-def test_prior_at_chance_on_sim_vsi_wild(tmp_path: Path) -> None:
-    from egoworld.benchmarks.vsi_wild.build import BuildConfig, build_vsi_wild
-    from egoworld.demo.vsi_wild import synth_walks
-
-    synth_walks(tmp_path / "walks", pano_width=128, view_size=32)
-    walks = tmp_path / "walks"
-    bench = build_vsi_wild([walks], tmp_path / "bench", BuildConfig(per_task=160, seed=3)).bench
+@pytest.mark.slow  # the prior's run; the walks and the benchmark are conftest's, shared with test_vsi_wild
+def test_prior_at_chance_on_sim_vsi_wild(vsi_sim_bench: Benchmark, tmp_path: Path) -> None:
+    bench = vsi_sim_bench
     got = _prior_vs_chance(bench.root, tmp_path / "run")
     assert got, "no choice task scored"
     off = {t: v for t, v in got.items() if abs(v[0] - v[1]) > TOLERANCE}

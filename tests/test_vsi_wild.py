@@ -18,31 +18,28 @@ from egoworld.core.bench_folder import Benchmark
 from egoworld.core.hashing import sha256_file
 from egoworld.core.model import Generation, Model, Request
 from egoworld.core.run_config import RunConfig
-from egoworld.demo.vsi_wild import synth_walks
 from egoworld.geometry.equirect import FOUR_VIEWS, perspective_sampler
 from egoworld.media.writer import read_video
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
 from egoworld.sim.walk import view_motion
 from egoworld.world.folder import load_episode
+from sim_worlds import VSI_SIM_PER_TASK, VSI_SIM_SEED
 
-PER_TASK = 160
+PER_TASK, SEED = VSI_SIM_PER_TASK, VSI_SIM_SEED
 N_FRAMES = 128
 CARDINAL = {"forward": 0.0, "right": 90.0, "backward": 180.0, "left": -90.0}
 DIAGONAL = {"forward-right": 45.0, "backward-right": 135.0, "backward-left": -135.0, "forward-left": -45.0}
 
 
 @pytest.fixture(scope="module")
-def walks(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("vsi_walks")
-    synth_walks(root, pano_width=128, view_size=32)  # tiny images keep the test cheap
-    return root
+def walks(vsi_walks: Path) -> Path:
+    return vsi_walks  # conftest's: tiny images keep the test cheap; shared with the blind check
 
 
 @pytest.fixture(scope="module")
-def bench(walks: Path, tmp_path_factory: pytest.TempPathFactory) -> Benchmark:
-    out = tmp_path_factory.mktemp("vsi_bench")
-    return build_vsi_wild([walks], out, BuildConfig(per_task=PER_TASK, seed=3)).bench
+def bench(vsi_sim_bench: Benchmark) -> Benchmark:
+    return vsi_sim_bench  # conftest's: PER_TASK questions per task, seed SEED
 
 
 class _World:
@@ -245,11 +242,11 @@ def test_answer_mixes_match_the_release(bench: Benchmark, data_dir: Path) -> Non
 
 
 def test_same_inputs_same_bytes(walks: Path, bench: Benchmark, tmp_path: Path) -> None:
-    again = build_vsi_wild([walks], tmp_path / "b", BuildConfig(per_task=PER_TASK, seed=3)).bench
+    again = build_vsi_wild([walks], tmp_path / "b", BuildConfig(per_task=PER_TASK, seed=SEED)).bench
     files = sorted(p.relative_to(bench.root) for p in bench.root.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(again.root) for p in again.root.rglob("*") if p.is_file())
     assert all(sha256_file(bench.root / f) == sha256_file(again.root / f) for f in files)
-    other = build_vsi_wild([walks], tmp_path / "c", BuildConfig(per_task=PER_TASK, seed=4)).bench
+    other = build_vsi_wild([walks], tmp_path / "c", BuildConfig(per_task=PER_TASK, seed=SEED + 1)).bench
     assert sha256_file(other.root / "samples.jsonl") != sha256_file(bench.root / "samples.jsonl")
 
 
