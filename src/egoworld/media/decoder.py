@@ -8,7 +8,7 @@ into one short run per target. At the end of a run the decoder is drained as soo
 last target has been sent, so the packets that would only fill the B-frame reorder delay are not decoded.
 Frames are identified by their presentation timestamp, so B-frames and variable frame rates give the exact
 frame. Only target frames are converted, straight to RGB at the output size (swscale resizes while it
-converts, with one scaler per decoder: a 1080p frame is never held as RGB).
+converts, with one scaler per decoder on the decoder's own thread: a 1080p frame is never held as RGB).
 
 Frames that no other frame references (the non-reference B-frames of typical x264 output) are discarded by
 the decoder while the next target is still ahead: the decoder's ``skip_frame`` is set to ``NONREF`` for
@@ -68,8 +68,9 @@ def plan_runs(index: VideoIndex, targets: list[int], cost: int = SEEK_COST) -> l
 @dataclass
 class DecodeStats:
     """What one decode did: packets fed to the decoder, frames it produced, seeks, frames converted, and
-    thread CPU seconds per phase (seek, demux, decode, convert) plus wall seconds spent waiting to hand a
-    frame over (``wait_s``, the parallel decoder's queue)."""
+    per phase (seek, demux, decode, convert) its thread CPU seconds (``<phase>_s``) and wall seconds
+    (``<phase>_wall_s``), plus wall seconds spent waiting to hand a frame over (``wait_s``, the parallel
+    decoder's queue). The parallel decoder also fills one entry per worker in the ``worker_*`` lists."""
 
     packets: int = 0
     frames: int = 0
@@ -81,14 +82,41 @@ class DecodeStats:
     demux_s: float = 0.0
     decode_s: float = 0.0
     convert_s: float = 0.0
+    seek_wall_s: float = 0.0
+    demux_wall_s: float = 0.0
+    decode_wall_s: float = 0.0
+    convert_wall_s: float = 0.0
     wait_s: float = 0.0
     worker_cpu_s: list[float] = field(default_factory=list)  # per parallel worker: its thread CPU seconds
     worker_wall_s: list[float] = field(default_factory=list)
+    worker_start_s: list[float] = field(default_factory=list)  # wall seconds from the call to its first run
+    worker_runqueue_s: list[float] = field(default_factory=list)  # waiting for a core (`runqueue_wait_s`)
+    worker_runs: list[int] = field(default_factory=list)
+    worker_packets: list[int] = field(default_factory=list)
+
+    def spend(self, phase: str, wall0: float, cpu0: float) -> None:
+        """Add the wall and thread CPU seconds since ``wall0`` / ``cpu0`` (`clocks`) to ``phase``."""
+        cpu_name, wall_name = phase + "_s", phase + "_wall_s"
+        setattr(self, cpu_name, getattr(self, cpu_name) + time.thread_time() - cpu0)
+        setattr(self, wall_name, getattr(self, wall_name) + time.perf_counter() - wall0)
 
     def merge(self, other: DecodeStats) -> None:
         """Add ``other``'s counts and seconds to these."""
         for f in fields(self):
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+
+def clocks() -> tuple[float, float]:
+    """Wall and thread CPU clocks now (for `DecodeStats.spend`)."""
+    return time.perf_counter(), time.thread_time()
+
+
+def scaler_options() -> dict[str, int]:
+    """``reformat`` keywords: one thread (PyAV >= 17 otherwise starts one swscale thread per core for every
+    scaler, on top of the decoders that already take every core; the pixels are the same)."""
+    import av
+
+    return {"threads": 1} if int(av.__version__.split(".")[0]) >= 17 else {}
 
 
 def interpolation() -> Any:
@@ -134,6 +162,7 @@ class FrameDecoder:
         self.width, self.height = size or (index.width, index.height)
         self._interp = interpolation()
         self._scaler = VideoReformatter()
+        self._scaler_options = scaler_options()
         try:
             self._container = av.open(str(path))
         except (av.error.FFmpegError, OSError) as exc:
@@ -219,12 +248,17 @@ class FrameDecoder:
                 break
 
     def _convert(self, frame: Any) -> np.ndarray:
-        c0 = time.thread_time()
+        w0, c0 = clocks()
         rgb = self._scaler.reformat(
-            frame, width=self.width, height=self.height, format="rgb24", interpolation=self._interp
+            frame,
+            width=self.width,
+            height=self.height,
+            format="rgb24",
+            interpolation=self._interp,
+            **self._scaler_options,
         )
         image = rgb.to_ndarray()
-        self.stats.convert_s += time.thread_time() - c0
+        self.stats.spend("convert", w0, c0)
         self.stats.converted += 1
         return image
 
@@ -243,9 +277,9 @@ class FrameDecoder:
         ctx = stream.codec_context
         key = index.keyframes[slot]
         key_pts = index.pts[key]
-        c0 = time.thread_time()
+        w0, c0 = clocks()
         self._container.seek(index.seek_ts[slot], stream=stream, backward=True)  # flushes the decoder
-        stats.seek_s += time.thread_time() - c0
+        stats.spend("seek", w0, c0)
         stats.seeks += 1
         # Demuxers may land a keyframe early (MP4 with varying B-frame delay does): packets before the
         # wanted keyframe are skipped undecoded. Landing late is caught by `run` (it steps back).
@@ -253,9 +287,9 @@ class FrameDecoder:
         unsent = end - key + 1  # frames key … end not sent to the decoder yet
         packets = self._container.demux(stream)
         while True:
-            c0 = time.thread_time()
+            w0, c0 = clocks()
             packet = next(packets, None)
-            stats.demux_s += time.thread_time() - c0
+            stats.spend("demux", w0, c0)
             if packet is None:
                 return
             if skipping and packet.size:
@@ -267,16 +301,16 @@ class FrameDecoder:
                 stats.packets += 1
                 if self._skipping_nonref:
                     self._set_mode(pos, ahead)
-            c0 = time.thread_time()
+            w0, c0 = clocks()
             decoded = packet.decode()
-            stats.decode_s += time.thread_time() - c0
+            stats.spend("decode", w0, c0)
             yield from decoded
             if packet.size and pos is not None and key <= pos <= end:
                 unsent -= 1
                 if unsent == 0:  # everything up to ``end`` is in the decoder: drain it, decode no more
-                    c0 = time.thread_time()
+                    w0, c0 = clocks()
                     rest = ctx.decode(None)
-                    stats.decode_s += time.thread_time() - c0
+                    stats.spend("decode", w0, c0)
                     stats.drains += 1
                     yield from rest
                     return

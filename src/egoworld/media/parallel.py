@@ -37,6 +37,16 @@ def default_workers() -> int:
     return max(1, min(8, os.cpu_count() or 1))
 
 
+def runqueue_wait_s() -> float:
+    """Wall seconds this thread has spent runnable but waiting for a core (Linux schedstat: time the
+    machine's load took from it, as opposed to time it was blocked on a lock or queue); 0.0 elsewhere."""
+    try:
+        with open("/proc/thread-self/schedstat", encoding="ascii") as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 _POOL: ThreadPoolExecutor | None = None
 _POOL_LOCK = threading.Lock()
 
@@ -94,6 +104,7 @@ def decode_parallel(
     results: queue.Queue = queue.Queue(maxsize=2 * workers)
     stop = threading.Event()
     worker_stats = [DecodeStats() for _ in range(workers)]
+    called = time.perf_counter()
 
     def hand_over(item: tuple[str, object], st: DecodeStats) -> bool:
         """Put ``item`` on the queue unless the consumer has gone; False when it has."""
@@ -110,12 +121,15 @@ def decode_parallel(
             st.wait_s += time.perf_counter() - w0
 
     def work(st: DecodeStats) -> None:
-        c0, w0 = time.thread_time(), time.perf_counter()
+        c0, w0, q0 = time.thread_time(), time.perf_counter(), runqueue_wait_s()
+        runs = 0
         try:
             if stop.is_set():  # the consumer is gone (an error, or it stopped reading)
                 return
             with FrameDecoder(path, index, size=size, threads=1, stats=st, skip_nonref=skip_nonref) as dec:
+                st.worker_start_s = [time.perf_counter() - called]
                 while (members := todo.take()) is not None:
+                    runs += 1
                     for item in dec.run(members):
                         if not hand_over(("frame", item), st):
                             return
@@ -125,6 +139,8 @@ def decode_parallel(
         finally:
             st.worker_cpu_s = [time.thread_time() - c0]
             st.worker_wall_s = [time.perf_counter() - w0]
+            st.worker_runqueue_s = [runqueue_wait_s() - q0]
+            st.worker_runs, st.worker_packets = [runs], [st.packets]
 
     futures = [_pool().submit(work, s) for s in worker_stats]
     try:
