@@ -15,7 +15,7 @@ import pytest
 from egoworld.media.decoder import SEEK_COST, DecodeStats, FrameDecoder, decode_frames, plan_runs, seek_cost
 from egoworld.media.errors import MediaError
 from egoworld.media.index import probe
-from egoworld.media.parallel import decode_parallel
+from egoworld.media.parallel import decode_parallel, queue_order
 from egoworld.media.policies import Clip, parse_policy
 from egoworld.media.testvideo import read_counter, write_counter_video
 
@@ -184,6 +184,17 @@ def test_parallel_decoders_produce_the_same_frames_with_the_same_work(videos, na
     assert stats.seeks == len(runs) and stats.drains == len(runs)  # one seek per run, each drained
     assert len(stats.worker_cpu_s) == 3 and all(s >= 0 for s in stats.worker_wall_s)
     assert stats.decode_s > 0 and stats.convert_s > 0
+
+
+def test_the_parallel_queue_hands_out_the_longest_runs_first(videos):
+    path, _ = videos["gop10s"]
+    index = probe(path)
+    targets = [5, 280, 310, 330, 600, 700]  # runs from the keyframes 0, 300, 600: to 280, 330 and 700
+    order = queue_order(index, targets)
+    costs = {tuple(m): cost for m, cost in plan_runs(index, targets, 0)}
+    assert sorted(sum(order, [])) == targets and len(order) == len(costs)
+    assert [costs[tuple(m)] for m in order] == sorted(costs.values(), reverse=True)
+    assert order == [[5, 280], [600, 700], [310, 330]]  # plan order would be 5 …, 310 …, 600 …
 
 
 def test_a_run_stops_feeding_packets_once_its_last_target_is_in_the_decoder(videos):

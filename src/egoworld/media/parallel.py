@@ -4,8 +4,9 @@ The least-work plan splits the targets into runs (each starts with a seek to a k
 little there: every seek empties their pipeline, and the keyframe that starts each run decodes on one thread.
 So each worker keeps one container open on one thread and takes the next run from a shared list until none
 is left: the work balances itself whatever a run costs (a keyframe decodes several times slower than the
-frames after it) and whichever worker the machine slows down. The frames decoded are exactly those of the
-one-decoder plan on one thread; the thread budget is the same as FFmpeg's automatic frame threading (one
+frames after it) and whichever worker the machine slows down; the list holds the longest runs first, so the
+workers end within one short run of each other. The frames decoded are exactly those of the one-decoder
+plan on one thread; the thread budget is the same as FFmpeg's automatic frame threading (one
 per core). A dense request (one run) is decoded by one decoder with frame threads.
 """
 
@@ -62,6 +63,13 @@ def _pool() -> ThreadPoolExecutor:
         return _POOL
 
 
+def queue_order(index: VideoIndex, wanted: list[int]) -> list[list[int]]:
+    """The single-threaded plan's runs, longest first (each starts at one keyframe, so the frames it
+    decodes rank its cost): the queue ends on short runs, and the workers finish close together."""
+    planned = plan_runs(index, wanted, seek_cost(1)) if wanted else []
+    return [members for members, _ in sorted(planned, key=lambda run: -run[1])]
+
+
 class RunQueue:
     """The runs of a plan, handed out one at a time in order (thread-safe)."""
 
@@ -84,7 +92,8 @@ def decode_parallel(
     stats: DecodeStats | None = None,
     skip_nonref: bool = True,
 ) -> Iterator[tuple[int, np.ndarray]]:
-    """Like `decode_frames`, but frames come in completion order (ascending within each run).
+    """Like `decode_frames`, but frames come in completion order (ascending within each run; the longest
+    runs start first).
 
     At most a few decoded frames wait in memory (a bounded queue); the first error stops every worker and
     is raised here. ``stats`` also gets each worker's thread CPU and wall seconds.
@@ -92,7 +101,7 @@ def decode_parallel(
     wanted = sorted(set(targets))
     stats = stats if stats is not None else DecodeStats()
     workers = workers or default_workers()
-    runs = [members for members, _ in plan_runs(index, wanted, seek_cost(1))] if wanted else []
+    runs = queue_order(index, wanted)
     if workers <= 1 or len(runs) <= 1:
         yield from decode_frames(
             path, index, wanted, size=size, threads=0, stats=stats, skip_nonref=skip_nonref
