@@ -41,8 +41,9 @@ peak: use 2-3 on a shared machine). A quicker run at the same spacing of targets
 the same share of each GOP is decoded): EGOWORLD_BENCH_MINUTES=1 EGOWORLD_BENCH_FRAMES=43.
 
 Ends with one JSON line: per GOP, each method's seconds, peak MB and exact count, and egoworld's speed ratio
-against each (``<gop>_ours_vs_<method>`` = that method's seconds / ours; for ``limit``: ours / limit), and
-the issue's targets as true/false.
+against each (``<gop>_ours_vs_<method>`` = that method's seconds / ours; for ``limit``: ours / limit; with
+``_cpu``: the same in CPU seconds), each other method's idle-machine floor (its CPU seconds over the cores,
+to set against ``<gop>_ours_idle_estimate_s``), and the issue's targets as true/false.
 """
 
 from __future__ import annotations
@@ -473,6 +474,11 @@ def main() -> None:
                 figures[f"{name}_{method}_peak_mb"] = round(r["peak_rss_mb"], 1)
             if ratio == ratio:
                 figures[f"{name}_ours_vs_{method}"] = round(ratio, 3)
+            if ours is not None and method not in ("ours", "limit"):
+                # CPU seconds (holds under load; a method with more threads gets more of a loaded machine)
+                figures[f"{name}_ours_vs_{method}_cpu"] = round(r["cpu_s"] / ours["cpu_s"], 3)
+                # on an idle machine it cannot take less than its CPU seconds spread over every core
+                figures[f"{name}_{method}_idle_floor_s"] = round(r["cpu_s"] / default_cores(), 3)
         limit = next((r for r in rows if r["video"] == name and r["method"] == "limit"), None)
         if ours:
             figures[f"{name}_ours_decoded"] = ours["decoded"]
