@@ -183,7 +183,11 @@ def test_parallel_decoders_produce_the_same_frames_with_the_same_work(videos, na
     assert stats.frames == planned_frames(index, targets, seek_cost=0) == sum(cost for _, cost in runs)
     assert stats.seeks == len(runs) and stats.drains == len(runs)  # one seek per run, each drained
     assert len(stats.worker_cpu_s) == 3 and all(s >= 0 for s in stats.worker_wall_s)
-    assert stats.decode_s > 0 and stats.convert_s > 0
+    assert stats.decode_s > 0 and stats.convert_s > 0 and stats.decode_wall_s > 0 and stats.convert_wall_s > 0
+    # the split over the workers adds up to the whole
+    assert sum(stats.worker_runs) == len(runs) and sum(stats.worker_packets) == stats.packets
+    assert len(stats.worker_runqueue_s) == len(stats.worker_start_s) == 3
+    assert all(q >= 0 for q in stats.worker_runqueue_s)
 
 
 def test_the_parallel_queue_hands_out_the_longest_runs_first(videos):
