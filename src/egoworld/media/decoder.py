@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -264,7 +264,7 @@ class FrameDecoder:
 
     def _set_mode(self, pos: int | None, ahead: set[int]) -> None:
         """NONREF for a packet that is not a target still ahead, DEFAULT for one that is."""
-        want = "NONREF" if pos is not None and pos not in ahead else "DEFAULT"
+        want: Literal["NONREF", "DEFAULT"] = "NONREF" if pos is not None and pos not in ahead else "DEFAULT"
         if want != self._mode:
             self._stream.codec_context.skip_frame = want
             self._mode = want

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -110,7 +111,7 @@ def decode_parallel(
     check_targets(path, index, wanted)
     todo = RunQueue(runs)
     workers = min(workers, len(runs))
-    results: queue.Queue = queue.Queue(maxsize=2 * workers)
+    results: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=2 * workers)
     stop = threading.Event()
     worker_stats = [DecodeStats() for _ in range(workers)]
     called = time.perf_counter()
