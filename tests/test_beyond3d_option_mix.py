@@ -10,6 +10,7 @@ import pytest
 
 from egoworld.benchmarks.beyond3d.anchors import Candidate, Selection
 from egoworld.benchmarks.beyond3d.fixture_balance import LabelBalance
+from egoworld.benchmarks.beyond3d.fixture_plan import FixtureQuestion, allowance, over_allowance, tighter_caps
 from egoworld.benchmarks.beyond3d.fixtures import (
     counter_area_labels,
     fixture_options,
@@ -17,6 +18,11 @@ from egoworld.benchmarks.beyond3d.fixtures import (
     release_option_counts,
 )
 from egoworld.benchmarks.beyond3d.label_cap import cap_gold_labels
+from egoworld.benchmarks.beyond3d.letters import balance_letters
+from egoworld.benchmarks.beyond3d.select import LabelCaps
+from egoworld.benchmarks.beyond3d.shortfall import select_balanced
+from egoworld.core.schema import Sample
+from test_beyond3d_shortfall import pool, spreads
 
 RELEASE_CHANCE = 22.7
 
@@ -136,3 +142,67 @@ def test_cap_gold_labels_swaps_like_for_like() -> None:
         (c.oc, sel.oo_cell[c.id]) for c in anchors
     )
     assert cap_gold_labels(sel, anchors + spares, lambda c: label[c.id], 0.5, random.Random(0)) == out
+
+
+def test_three_option_slots_go_last_to_the_named_keys() -> None:
+    maxima = dict.fromkeys(range(100), 5)
+    counts = release_option_counts(maxima, random.Random(0), first={0, 1}, last=set(range(2, 90)))
+    assert Counter(counts.values()) == {3: 20, 5: 80}
+    assert counts[0] == counts[1] == 3 and all(counts[k] == 3 for k in range(90, 100))
+    assert sum(counts[k] == 3 for k in range(2, 90)) == 8
+
+
+def _question(gold: str, pool: tuple[str, ...], k: int) -> FixtureQuestion:
+    return FixtureQuestion(options=k, variant="type", gold=gold, pool=(gold, *(p for p in pool if p != gold)))
+
+
+def test_allowance_and_caps_of_a_plan() -> None:
+    """'cupboard' gold in 3 of 5 five-option questions that all may show it: allowance 1, so 2 over."""
+    kinds = ("cupboard", "drawer", "sink", "hob", "fridge")
+    plan = {i: _question(g, kinds, 5) for i, g in enumerate(["cupboard"] * 3 + ["drawer", "sink"])}
+    plan[9] = _question("counter area next to the sink", ("counter area next to the hob", "x"), 3)
+    assert allowance(plan)["cupboard"] == pytest.approx(1.0)
+    assert allowance(plan)["counter area next to the sink"] == pytest.approx(1 / 3)
+    assert over_allowance(plan) == {"counter area next to the sink": 1, "cupboard": 2}
+    caps = tighter_caps({"drawer": 1}, plan)
+    assert caps == {"drawer": 1, "cupboard": 1, "counter area next to the sink": 0}
+    assert tighter_caps({"cupboard": 0}, plan)["cupboard"] == 0  # never raised
+
+
+def test_label_caps_hold_inside_the_exact_selection() -> None:
+    cands = pool(400, seed=2)
+    labels = {c.id: (("cupboard",) if c.obj % 2 else ("drawer", "counter")) for c in cands}
+    free, _ = select_balanced(cands, 40, seed=0)
+    assert sum(c.obj % 2 for c in free.anchors) > 8  # without caps the pool gives many cupboards
+    caps = LabelCaps(labels, {"cupboard": 8, "drawer": 12})
+    sel, short = select_balanced(cands, 40, seed=0, labels=caps)
+    assert short is None and len(sel.anchors) == 40
+    assert max(spreads(sel, cands).values()) <= 1, spreads(sel, cands)
+    got = Counter(sel.nf_label[c.id] for c in sel.anchors)
+    assert got["cupboard"] <= 8 and got["drawer"] <= 12 and sum(got.values()) == 40
+    assert all(sel.nf_label[c.id] in labels[c.id] for c in sel.anchors)
+    tight, short = select_balanced(
+        cands, 40, seed=0, labels=LabelCaps(labels, {"cupboard": 0, "drawer": 0, "counter": 5})
+    )
+    assert short is not None and len(tight.anchors) <= 5  # a capped pool gives fewer anchors, said
+
+
+def _sample(i: int, k: int, task: str) -> Sample:
+    return Sample(
+        id=f"s{i:03d}", benchmark="beyond3d", task=task, episode="e", question="q?", answer_type="choice",
+        choices=tuple(f"option {j}" for j in range(k)), answer=0, metadata={},
+    )  # fmt: skip
+
+
+def test_letters_balance_within_groups_and_overall() -> None:
+    samples = [_sample(i, 3 if i % 4 == 0 else 5, "nearest_fixture") for i in range(53)]
+    group = lambda s: int(int(s.id[1:4]) % 3 == 0)  # noqa: E731
+    out = balance_letters(samples, seed=0, stratum=group)
+    for k in (3, 5):
+        mine = [s for s in out if len(s.choices) == k]
+        for part in ({0}, {1}, {0, 1}):
+            got = Counter(s.answer for s in mine if group(s) in part)
+            counts = [got[p] for p in range(k)]
+            assert max(counts) - min(counts) <= 1, (k, part, counts)
+    assert all(s.choices[s.answer] == "option 0" for s in out)  # the gold moved, not changed
+    assert balance_letters(samples, seed=0) == balance_letters(samples, seed=0, stratum=lambda s: 0)
