@@ -36,32 +36,61 @@ def move_gold(sample: Sample, position: int) -> Sample:
     )
 
 
+def fallback_position(quotas: dict[int, dict[int, int]]) -> int:
+    """The most frequent gold position of a task whose option counts ``k`` have position quotas
+    ``quotas[k]`` (ties → the smaller): where a blind constant guess falls back when its text is absent."""
+    totals: Counter[int] = Counter()
+    for quota in quotas.values():
+        totals.update(quota)
+    return min(totals, key=lambda p: (-totals[p], p))
+
+
+def _part_quota(size: int, left: dict[int, int], order: list[int], fallback: int) -> dict[int, int]:
+    """Position quotas of one group of ``size`` questions within what is ``left`` of its (task, options)
+    quota: as even as ``left`` allows, the uneven units to the positions with the most left, the fallback
+    position last."""
+    got = dict.fromkeys(order, 0)
+    for _ in range(size):
+        room = [p for p in order if got[p] < left[p]]
+        p = min(room, key=lambda p: (got[p], p == fallback, -left[p], order.index(p)))
+        got[p] += 1
+    return got
+
+
 def balance_letters(
     samples: Sequence[Sample], seed: int, stratum: Callable[[Sample], int] | None = None
 ) -> list[Sample]:
     """``samples`` with gold positions exactly balanced per (task, number of options); with ``stratum``
-    also within each of its groups (in their order), the extra units of a group going to the positions
-    that have the fewest so far, so the per-(task, options) balance still holds."""
+    (sample → group; None: not grouped) also as evenly as possible within each group of a task, taken in
+    key order, each group's uneven units kept off the task's `fallback_position` (so a guess of that
+    position gains nothing in the first groups); the per-(task, options) balance holds either way."""
     out = list(samples)
     groups: dict[tuple[str, int], list[int]] = defaultdict(list)
     for i, s in enumerate(out):
         if s.task != VISIBILITY and s.choices and isinstance(s.answer, int):
             groups[(s.task, len(s.choices))].append(i)
-    for (task, k), idx in sorted(groups.items()):
+    orders, quotas = {}, defaultdict(dict)
+    for (task, k), idx in groups.items():
         positions = list(range(k))
         seeded_rng(seed, "letters", task, k).shuffle(positions)
+        orders[(task, k)] = positions
+        quotas[task][k] = split_even(len(idx), positions)
+    for (task, k), idx in sorted(groups.items()):
+        positions, quota = orders[(task, k)], quotas[task][k]
         parts: dict[int, list[int]] = defaultdict(list)
         for i in idx:
-            parts[stratum(out[i]) if stratum is not None else 0].append(i)
-        held = dict.fromkeys(positions, 0)
-        for part in (parts[key] for key in sorted(parts)):
-            order = sorted(positions, key=lambda p: held[p])  # stable: seeded order among equals
-            quota = split_even(len(part), order)
-            slots = [p for p in order for _ in range(quota[p])]
+            key = stratum(out[i]) if stratum is not None else None
+            parts[0 if key is None else key].append(i)
+        fallback = fallback_position(quotas[task])
+        left = dict(quota)
+        for key in sorted(parts):
+            part = parts[key]
+            got = _part_quota(len(part), left, positions, fallback) if len(parts) > 1 else quota
+            slots = [p for p in positions for _ in range(got[p])]
             part.sort(key=lambda i: (stable_int(seed, "letters", out[i].id), out[i].id))
             for i, p in zip(part, slots, strict=True):
                 out[i] = move_gold(out[i], p)
-                held[p] += 1
+                left[p] -= 1
     return out
 
 

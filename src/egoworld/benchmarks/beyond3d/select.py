@@ -196,8 +196,8 @@ def availability(cands: list[Candidate], used: set) -> dict[tuple, int]:
 
 @dataclass(frozen=True)
 class LabelCaps:
-    """Nearest Fixture gold labels per candidate id (its possible labels) and the most anchors a label may
-    hold (labels not named are not capped)."""
+    """Nearest Fixture gold labels per candidate id (its possible labels; a candidate not named is not
+    capped) and the most anchors a label may hold (labels not named are not capped)."""
 
     options: dict[tuple, tuple[str, ...]]
     caps: dict[str, int] = field(default_factory=dict)
@@ -230,9 +230,10 @@ class _State:
         rng = seeded_rng(self.seed, "options", *c.id)
         added = []
         kinds = [only] if only is not None else types_of(c) if self.needs.spatial else []
-        label_opts = self.label_options.get(c.id, ())
+        labels = self.labels if c.id in self.label_options else None  # no label options: not capped
         for assign, opts in (
-            (self.types, kinds), (self.lv, c.lv_ranks), (self.lp, c.lp_ranks), (self.labels, label_opts),
+            (self.types, kinds), (self.lv, c.lv_ranks), (self.lp, c.lp_ranks),
+            (labels, self.label_options.get(c.id, ())),
         ):  # fmt: skip
             if assign is None:
                 continue
@@ -253,7 +254,7 @@ class _State:
         self.used.discard(c.key)
         self.per_stratum[c.stratum] -= 1
         for assign in (self.types, self.lv, self.lp, self.labels):
-            if assign is not None:
+            if assign is not None and c.id in assign.assigned:
                 assign.remove(c.id)
 
     def counts(self) -> list[dict]:
@@ -310,7 +311,7 @@ def select_anchors(
     """``n`` out-of-sight anchors (fewer when the pool cannot satisfy the quotas). ``order`` (keys
     ``types``: the four class lists, ``lv`` / ``lp``: ranks) says which classes get the extra units when
     ``n`` does not divide evenly (default: seed-determined); ``labels``: Nearest Fixture gold-label caps
-    (a candidate without label options is then never taken)."""
+    (a candidate without label options is not capped)."""
     marginals = class_marginals(n, seed, (order or {}).get("types"))
     avail = availability(cands, set()) if needs.spatial else {}
     quota = fit_types(avail, marginals) if needs.spatial else {}
