@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -206,3 +207,67 @@ def test_letters_balance_within_groups_and_overall() -> None:
             assert max(counts) - min(counts) <= 1, (k, part, counts)
     assert all(s.choices[s.answer] == "option 0" for s in out)  # the gold moved, not changed
     assert balance_letters(samples, seed=0) == balance_letters(samples, seed=0, stratum=lambda s: 0)
+
+
+@pytest.mark.slow  # 440 kitchen minutes, ground truth only (no rendering), and a 1,000-anchor build
+def test_fixture_chance_of_a_1000_anchor_build(tmp_path: Path) -> None:
+    """A text-only build of the paper's 1,000 out-of-sight anchors from unrendered sim kitchens (the build
+    reads no pixels with detections "none") has the release's Nearest Fixture chance."""
+    from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
+    from sim_worlds import sim_kitchens
+
+    worlds = sim_kitchens(tmp_path / "w", episodes=40, minutes=11.0, seed=0, render=False)
+    report = build_beyond3d(
+        [worlds], tmp_path / "b", BuildConfig(anchors=1000, controls=10, detections="none")
+    )
+    assert report.anchors == 1000 and report.shortfall is None, report.lines()
+    nf = [s for s in report.bench.samples if s.task == "nearest_fixture"]
+    assert len(nf) == 1000 and Counter(len(s.choices) for s in nf) == {3: 202, 5: 798}
+    assert abs(report.bench.manifest.tasks["nearest_fixture"].chance - RELEASE_CHANCE) <= 0.5
+
+
+def test_cap_gold_labels_reroutes_other_anchors() -> None:
+    """Label "a" holds 2 of 3 anchors (limit 1): anchor 0 at rank 1, anchor 3 at rank 3; anchor 1 ("c")
+    holds rank 2 and could take rank 1. The spare ("b") fits rank 2 only: it replaces anchor 0 once
+    anchor 1 moves to rank 1 (no like-for-like partner exists), every count unchanged."""
+    anchors = [
+        _cand(0, ("front", 0), (1, 1), 1),
+        _cand(1, ("front", 0), (1, 1), 2),
+        _cand(3, ("front", 0), (1, 1), 3),
+    ]
+    anchors[1].lv_ranks = anchors[1].lp_ranks = [2, 1]
+    spare = _cand(2, ("front", 0), (1, 1), 2)
+    label = {0: "a", 1: "c", 2: "b", 3: "a"}
+    ranks = {c.id: c.lv_ranks[0] for c in anchors}
+    sel = Selection(
+        anchors=anchors, oo_cell={c.id: (1, 1) for c in anchors}, lv_rank=ranks, lp_rank=dict(ranks), wanted=3, pool=4,
+    )  # fmt: skip
+    out = cap_gold_labels(sel, [*anchors, spare], lambda c: label[c.obj], 0.0, random.Random(0))
+    assert [c.obj for c in out.anchors] == [1, 2, 3]
+    assert out.lv_rank == {anchors[1].id: 1, spare.id: 2, anchors[2].id: 3} == out.lp_rank
+    assert set(out.oo_cell.values()) == {(1, 1)} and len(out.oo_cell) == 3
+
+
+def test_letters_keep_the_fallback_position_off_the_questions_without_the_label() -> None:
+    """30 five-option questions, 7 of them not showing the leading label: their gold positions spread
+    2/2/2/1/0 at most, the fewest on the fallback (most frequent overall) position."""
+    from egoworld.benchmarks.beyond3d.fixture_balance import leading_label, shows_label
+    from egoworld.benchmarks.beyond3d.letters import fallback_position
+
+    samples = [_sample(i, 5, "nearest_fixture") for i in range(31)]
+    samples = [
+        s.model_copy(update={"choices": ("cupboard", *s.choices[1:]) if i >= 7 else s.choices})
+        for i, s in enumerate(samples)
+    ]
+    samples[7] = samples[7].model_copy(update={"answer": 0})  # one "cupboard" gold: the leading label
+    assert leading_label(samples) == "cupboard"
+    shows = shows_label("cupboard")
+    out = balance_letters(samples, seed=0, stratum=shows)
+    overall = Counter(s.answer for s in out)
+    fallback = min(overall, key=lambda p: (-overall[p], p))
+    assert sorted(overall.values()) == [6, 6, 6, 6, 7]
+    apart = Counter(s.answer for s in out if not shows(s))
+    assert sum(apart.values()) == 7 and max(apart.values()) - min(apart[p] for p in range(5)) <= 1
+    assert apart[fallback] == min(apart[p] for p in range(5)) == 1
+    assert fallback == fallback_position({5: dict(overall)})
+    assert balance_letters(samples, seed=0, stratum=shows) == out

@@ -3,20 +3,24 @@
 A label can be offered at most once a question, so one that is the gold of more than the chance rate of
 the questions that can show it makes a constant guess beat chance whatever the distractors. After the
 balanced selection, `cap_gold_labels` swaps anchors of an over-full label for unused candidates of
-another label that take the very same balance cells (object–camera cell, object–object cell, both
-chronological ranks), so every exact quota still holds; it stops where no such candidate is
-left (the share is then as low as the pool allows).
+another label in the same object–camera cell that take the anchor's object–object cell and both
+chronological ranks, or take other ones that the other anchors make room for by moving to another of
+their references or ranks (`balance.CapacitatedAssignment`), so every class count stays exactly as it
+was; it stops where no such candidate is left (the share is then as low as the pool allows).
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 
 from egoworld.benchmarks.beyond3d.anchors import Candidate, Selection
 from egoworld.benchmarks.beyond3d.balance import CapacitatedAssignment
+
+#: swaps that need re-routing tried per anchor (each a search over the assignment); like-for-like unbounded
+MAX_REROUTES = 40
 
 
 class _Slots:
@@ -29,6 +33,10 @@ class _Slots:
         for a in anchors:
             self.assign.add(a.id, [table[a.id]])
             self.assign.options[a.id] = tuple(dict.fromkeys([table[a.id], *options(a)]))
+
+    def direct(self, a: Candidate, b: Candidate) -> bool:
+        """``b`` can hold ``a``'s own cell or rank (no re-routing needed)."""
+        return self.assign.assigned[a.id] in self.options(b)
 
     def swap(self, a: Candidate, b: Candidate) -> bool:
         """``b`` in ``a``'s place (others re-routed as needed); False and no change when impossible."""
@@ -54,8 +62,6 @@ def _slots(sel: Selection) -> list[_Slots]:
 
 
 def _try_swap(parts: list[_Slots], a: Candidate, b: Candidate) -> bool:
-    if a.oc != b.oc:
-        return False
     done: list[_Slots] = []
     for part in parts:
         if not part.swap(a, b):
@@ -79,8 +85,10 @@ def cap_gold_labels(
     limit = max(1, math.floor(cap * len(anchors)))
     count = Counter(label_of(a) for a in anchors)
     used = {a.key for a in anchors}
-    spare = [b for b in pool if b.key not in used]
-    rng.shuffle(spare)
+    spare: dict = defaultdict(list)  # object–camera cell → unused candidates, seeded order
+    for b in rng.sample(pool, len(pool)):
+        if b.key not in used:
+            spare[b.oc].append(b)
     parts = _slots(sel)
     order = list(range(len(anchors)))
     rng.shuffle(order)
@@ -89,16 +97,20 @@ def cap_gold_labels(
         lab = label_of(a)
         if count[lab] <= limit:
             continue
-        for j, b in enumerate(spare):
-            other = label_of(b)
-            if other == lab or count[other] >= limit or b.key in used or not _try_swap(parts, a, b):
+        same = spare[a.oc]
+        fits = [j for j, b in enumerate(same) if label_of(b) != lab and count[label_of(b)] < limit]
+        direct = [j for j in fits if all(p.direct(a, same[j]) for p in parts)]
+        rerouted = [j for j in fits if j not in set(direct)][:MAX_REROUTES]
+        for j in direct + rerouted:
+            b = same[j]
+            if b.key in used or not _try_swap(parts, a, b):
                 continue
             anchors[i] = b
             used.add(b.key)
             used.discard(a.key)
             count[lab] -= 1
-            count[other] += 1
-            spare[j] = a
+            count[label_of(b)] += 1
+            same[j] = a
             break
     tables = [dict(p.assign.assigned) for p in parts]
     oo = tables.pop(0) if sel.oo_cell else {}
