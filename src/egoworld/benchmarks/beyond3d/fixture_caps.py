@@ -15,6 +15,7 @@ falls short of the quotas is not capped: its size is the uncapped search's).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from egoworld.benchmarks.beyond3d.anchors import Candidate, Needs, Selection
 from egoworld.benchmarks.beyond3d.fixture_plan import allowance, gold_counts, plan_questions
@@ -53,6 +54,8 @@ def capped_selection(
     capped = {c.id: (lab,) for c in cands if (lab := cap_label(contexts[c.episode], c)) is not None}
 
     def swapped(sel: Selection) -> Selection:
+        # the cap labels are no question forms: option counts follow the build's own rule
+        sel = replace(sel, nf_label={})
         return cap_gold_labels(sel, cands, likely, LABEL_CAP, seeded_rng(seed, "label-cap"))
 
     first, short = select_balanced(cands, n, seed, needs)

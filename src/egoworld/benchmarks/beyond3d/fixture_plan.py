@@ -5,9 +5,7 @@ release's 3 / 5 mix, `release_option_counts`), its variant, its gold label and e
 A label's *allowance* is the chance it can earn when shown wherever it may be: ``Σ 1 / k`` over the
 questions that may show it. A label gold more often than its allowance makes a constant guess of it beat
 chance whatever the distractors (a "cupboard" gold in 8 of 50 questions, shown only in the 31 five-option
-fixture-type ones, is right in 8 of 31 where chance is 6.2), so `over_allowance` names the labels the
-selection must cap (`select.LabelCaps`). Not yet wired into `build.py`: on the 4 × 5 min test kitchens the
-capped exact selection falls short of 50 anchors (see the branch report).
+fixture-type ones, is right in 8 of 31 where chance is 6.2); the build caps the leading one (`fixture_caps.capped_selection`, with `select.LabelCaps`).
 
 A counter placement in a kitchen of 3–4 counter areas asks "which counter area" with 3 options or "which
 fixture type" (gold "counter") with 5; `label_options` offers both and the selection's label assignment
@@ -16,14 +14,12 @@ decides (`Selection.nf_label`): its 3-option slots go first to the area-labelled
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 
 from egoworld.benchmarks.beyond3d.anchors import Candidate, Selection
 from egoworld.benchmarks.beyond3d.fixtures import (
     FIXTURE_TYPE_OPTIONS,
-    RELEASE_THREE_SHARE,
     counter_options,
     fixture_pool,
     max_options,
@@ -53,22 +49,6 @@ def label_options(ctx: EpisodeContext, c: Candidate) -> tuple[str, ...]:
     fx, lab = ctx.episode.fixtures, ctx.counter_labels
     forms = [fixture_pool(fx, gold, lab, k) for k in (3, FIXTURE_TYPE_OPTIONS)]
     return tuple(dict.fromkeys(f[1] for f in forms if f is not None))
-
-
-def short_form_caps(options: dict[tuple, tuple[str, ...]], n: int) -> dict[str, int]:
-    """Caps on the 3-option labels of the two-form candidates (`label_options`), so that no more of them
-    are chosen than the release's 3-option slots of ``n`` questions (whose form would then change):
-    the slots split over those labels by their candidate counts (largest remainders; ties by label)."""
-    counts = Counter(opts[0] for opts in options.values() if len(opts) > 1)
-    slots = round(RELEASE_THREE_SHARE * n)
-    total = sum(counts.values())
-    if not total:
-        return {}
-    share = {lab: slots * k / total for lab, k in counts.items()}
-    caps = {lab: math.floor(v) for lab, v in share.items()}
-    for lab in sorted(share, key=lambda lab: (caps[lab] - share[lab], lab))[: slots - sum(caps.values())]:
-        caps[lab] += 1
-    return caps
 
 
 def plan_questions(contexts: list[EpisodeContext], sel: Selection, seed: int) -> dict[tuple, FixtureQuestion]:
@@ -112,19 +92,3 @@ def allowance(plan: dict[tuple, FixtureQuestion]) -> dict[str, float]:
 
 def gold_counts(plan: dict[tuple, FixtureQuestion]) -> Counter[str]:
     return Counter(q.gold for q in plan.values())
-
-
-def over_allowance(plan: dict[tuple, FixtureQuestion]) -> dict[str, int]:
-    """Labels gold in more questions than their allowance rounded (half up), and by how many."""
-    allow = allowance(plan)
-    over = {lab: g - math.floor(allow[lab] + 0.5 + 1e-9) for lab, g in gold_counts(plan).items()}
-    return {lab: e for lab, e in sorted(over.items()) if e > 0}
-
-
-def tighter_caps(caps: dict[str, int], plan: dict[tuple, FixtureQuestion]) -> dict[str, int]:
-    """``caps`` lowered for every label over its allowance in ``plan`` (never raised)."""
-    golds = gold_counts(plan)
-    out = dict(caps)
-    for lab, excess in over_allowance(plan).items():
-        out[lab] = min(out.get(lab, golds[lab]), golds[lab] - excess)
-    return out
