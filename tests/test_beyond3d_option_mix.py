@@ -20,7 +20,7 @@ from egoworld.benchmarks.beyond3d.fixtures import (
 )
 from egoworld.benchmarks.beyond3d.label_cap import cap_gold_labels
 from egoworld.benchmarks.beyond3d.letters import balance_letters
-from egoworld.benchmarks.beyond3d.select import LabelCaps
+from egoworld.benchmarks.beyond3d.select import LabelCaps, select_anchors
 from egoworld.benchmarks.beyond3d.shortfall import select_balanced
 from egoworld.core.schema import Sample
 from test_beyond3d_shortfall import pool, spreads
@@ -168,21 +168,21 @@ def test_allowance_and_caps_of_a_plan() -> None:
 
 
 def test_label_caps_hold_inside_the_exact_selection() -> None:
+    """Candidates without label options are not capped; a capped pool that cannot fill is short."""
     cands = pool(400, seed=2)
-    labels = {c.id: (("cupboard",) if c.obj % 2 else ("drawer", "counter")) for c in cands}
+    labels = {c.id: (("cupboard",) if c.obj % 2 else ("drawer", "counter")) for c in cands if c.obj % 5}
     free, _ = select_balanced(cands, 40, seed=0)
     assert sum(c.obj % 2 for c in free.anchors) > 8  # without caps the pool gives many cupboards
-    caps = LabelCaps(labels, {"cupboard": 8, "drawer": 12})
-    sel, short = select_balanced(cands, 40, seed=0, labels=caps)
-    assert short is None and len(sel.anchors) == 40
-    assert max(spreads(sel, cands).values()) <= 1, spreads(sel, cands)
-    got = Counter(sel.nf_label[c.id] for c in sel.anchors)
-    assert got["cupboard"] <= 8 and got["drawer"] <= 12 and sum(got.values()) == 40
-    assert all(sel.nf_label[c.id] in labels[c.id] for c in sel.anchors)
-    tight, short = select_balanced(
-        cands, 40, seed=0, labels=LabelCaps(labels, {"cupboard": 0, "drawer": 0, "counter": 5})
+    sel = select_anchors(cands, 40, seed=0, labels=LabelCaps(labels, {"cupboard": 8, "drawer": 12}))
+    assert not sel.short and max(spreads(sel, cands).values()) <= 1, spreads(sel, cands)
+    got = Counter(sel.nf_label[c.id] for c in sel.anchors if c.id in labels)
+    assert got["cupboard"] <= 8 and got["drawer"] <= 12
+    assert all(c.id in labels or c.id not in sel.nf_label for c in sel.anchors)
+    assert all(sel.nf_label[c.id] in labels[c.id] for c in sel.anchors if c.id in labels)
+    tight = select_anchors(
+        cands, 40, seed=0, labels=LabelCaps(labels, {"cupboard": 0, "drawer": 0, "counter": 0})
     )
-    assert short is not None and len(tight.anchors) <= 5  # a capped pool gives fewer anchors, said
+    assert tight.short and all(c.id not in labels for c in tight.anchors)  # only the uncapped ones
 
 
 def _sample(i: int, k: int, task: str) -> Sample:

@@ -6,7 +6,10 @@ balanced selection, `cap_gold_labels` swaps anchors of an over-full label for un
 another label in the same object–camera cell that take the anchor's object–object cell and both
 chronological ranks, or take other ones that the other anchors make room for by moving to another of
 their references or ranks (`balance.CapacitatedAssignment`), so every class count stays exactly as it
-was; it stops where no such candidate is left (the share is then as low as the pool allows).
+was; a partner comes from the anchor's query-time × horizon stratum, or from another where the move
+lowers no stratum below the emptiest (the scarce strata keep their anchors; the others are soft quotas
+and may fill up: 400 anchors from 176 min, late × short 63 → 140). It stops where no such candidate is left (the share is then
+as low as the pool allows).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Callable
 
-from egoworld.benchmarks.beyond3d.anchors import Candidate, Selection
+from egoworld.benchmarks.beyond3d.anchors import HORIZON_BUCKETS, QUERY_BUCKETS, Candidate, Selection
 from egoworld.benchmarks.beyond3d.balance import CapacitatedAssignment
 
 #: swaps that need re-routing tried per anchor (each a search over the assignment); like-for-like unbounded
@@ -61,6 +64,11 @@ def _slots(sel: Selection) -> list[_Slots]:
     return parts
 
 
+def _keeps_scarce(strata: Counter, out: tuple) -> bool:
+    """Moving an anchor out of stratum ``out`` lowers no stratum below the emptiest of the nine."""
+    return strata[out] - 1 >= min(strata[(q, h)] for q in QUERY_BUCKETS for h in HORIZON_BUCKETS)
+
+
 def _try_swap(parts: list[_Slots], a: Candidate, b: Candidate) -> bool:
     done: list[_Slots] = []
     for part in parts:
@@ -89,6 +97,7 @@ def cap_gold_labels(
     for b in rng.sample(pool, len(pool)):
         if b.key not in used:
             spare[b.oc].append(b)
+    strata = Counter(a.stratum for a in anchors)
     parts = _slots(sel)
     order = list(range(len(anchors)))
     rng.shuffle(order)
@@ -98,7 +107,14 @@ def cap_gold_labels(
         if count[lab] <= limit:
             continue
         same = spare[a.oc]
-        fits = [j for j, b in enumerate(same) if label_of(b) != lab and count[label_of(b)] < limit]
+        fits = [
+            j
+            for j, b in enumerate(same)
+            if label_of(b) != lab
+            and count[label_of(b)] < limit
+            and (b.stratum == a.stratum or _keeps_scarce(strata, a.stratum))
+        ]
+        fits.sort(key=lambda j: same[j].stratum != a.stratum)  # stable: seeded order within each
         direct = [j for j in fits if all(p.direct(a, same[j]) for p in parts)]
         rerouted = [j for j in fits if j not in set(direct)][:MAX_REROUTES]
         for j in direct + rerouted:
@@ -110,6 +126,8 @@ def cap_gold_labels(
             used.discard(a.key)
             count[lab] -= 1
             count[label_of(b)] += 1
+            strata[a.stratum] -= 1
+            strata[b.stratum] += 1
             same[j] = a
             break
     tables = [dict(p.assign.assigned) for p in parts]

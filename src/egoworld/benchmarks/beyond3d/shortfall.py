@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 from egoworld.benchmarks.beyond3d.anchors import Candidate, Needs, Selection, rank_order
 from egoworld.benchmarks.beyond3d.select import (
-    LabelCaps,
     availability,
     balanced_table,
     class_labels,
@@ -120,11 +119,10 @@ def table_bound(cands: list[Candidate], upper: int, needs: Needs, base: dict) ->
 
 
 def select_balanced(
-    cands: list[Candidate], n: int, seed: int, needs: Needs = Needs(), labels: LabelCaps | None = None
+    cands: list[Candidate], n: int, seed: int, needs: Needs = Needs()
 ) -> tuple[Selection, Shortfall | None]:
-    """``n`` exactly balanced anchors, or the largest exactly balanced set found and its `Shortfall`
-    (``labels``: Nearest Fixture gold-label caps, the same at every size tried)."""
-    first = select_anchors(cands, n, seed, needs, labels=labels)
+    """``n`` exactly balanced anchors, or the largest exactly balanced set found and its `Shortfall`."""
+    first = select_anchors(cands, n, seed, needs)
     if not first.short:
         return first, None
     order = availability_order(cands, seed, needs)
@@ -132,15 +130,13 @@ def select_balanced(
     best: Selection | None = None
     m = table_bound(cands, min(n, balanced_bound(cands, needs)), needs, order)
     while m > 0 and best is None:  # down to what each try reached, until one size fills
-        sel = select_anchors(cands, m, seed, needs, flexible_order(cands, m, needs, order) or order, labels)
+        sel = select_anchors(cands, m, seed, needs, flexible_order(cands, m, needs, order) or order)
         tried[m] = len(sel.anchors)
         best = None if sel.short else sel
         m = min(m - 1, len(sel.anchors))
     size = len(best.anchors) + 1 if best is not None else n + 1
     while best is not None and size <= n and size not in tried:  # sizes skipped on the way down
-        sel = select_anchors(
-            cands, size, seed, needs, flexible_order(cands, size, needs, order) or order, labels
-        )
+        sel = select_anchors(cands, size, seed, needs, flexible_order(cands, size, needs, order) or order)
         tried[size] = len(sel.anchors)
         if not sel.short:
             best, size = sel, size + 1
