@@ -15,12 +15,14 @@ def sim_kitchens(
     size: int = 64,
     objects: int = 40,
     pace: str = "hd-epic",
+    render: bool = True,
 ) -> Path:
-    """``episodes`` kitchens of ``minutes`` each under ``out`` (``kitchen_000`` …); returns ``out``."""
+    """``episodes`` kitchens of ``minutes`` each under ``out`` (``kitchen_000`` …); returns ``out``.
+    ``render=False``: ground truth only (no video, enough for a text-only build with detections "none")."""
     from egoworld.sim.kitchen import KitchenConfig
     from egoworld.sim.worldset import synth_world_set
 
-    cfg = KitchenConfig(minutes=minutes, fps=1.0, size=size, objects=objects, pace=pace)  # type: ignore[arg-type]
+    cfg = KitchenConfig(minutes=minutes, fps=1.0, size=size, objects=objects, pace=pace, render=render)  # type: ignore[arg-type]
     synth_world_set("kitchen", out, episodes, seed, cfg)
     return out
 

@@ -8,8 +8,11 @@ visibility at n = 100), far wider than the 2-point tolerance; `prior` is not ran
 one constant per task, so its score is the share of the most frequent gold text or position, which the
 build's exact balance (ranks, classes, answer letters, No / Yes) fixes at 1/k (up to the 17/17/16 rounding
 of 3-class quotas, +0.7 points). Only Nearest Fixture, whose labels keep their natural frequencies, can
-drift — and it does: prior 32 % against chance 22.7 % (46 % before distractors followed the gold-label
-deficits and anchors were swapped to cap a label's share; a strict xfail below, so fixing it shows).
+drift: a guess of the leading gold label is right where that label is gold and, where it is not shown,
+at its fallback position. The build keeps both at chance (prior 24 % against chance 22.7 %; 32 % before):
+distractors follow the gold-label deficits, the gold positions of the questions that do not show the
+leading label are balanced apart, and swaps that re-route the other anchors' cells and ranks
+(`label_cap`) or a re-selection with that label capped (`fixture_caps`) lower its gold count.
 """
 
 from __future__ import annotations
@@ -40,13 +43,6 @@ def test_prior_at_chance_on_sim_beyond3d(prior_scores: dict[str, tuple[float, fl
     assert not off, off
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: Nearest Fixture keeps natural gold-label frequencies; distractors now follow the "
-    "gold-label deficits and like-for-like swaps cap a label's share (46 % -> 32 %, measured), but "
-    "'cupboard' stays gold in 8 of 50 and is shown only in the 31 fixture-type questions (needs <= 7), and "
-    "the position fallback scores 8 of the 19 counter-area ones (mostly 3 options)",
-)
 def test_prior_at_chance_on_sim_beyond3d_nearest_fixture(
     prior_scores: dict[str, tuple[float, float]],
 ) -> None:

@@ -114,3 +114,31 @@ def test_synth_kitchen_and_walk_from_the_command_line(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "2 to 40" in r.output
     r = runner.invoke(app, ["world", "show", str(tmp_path / "k"), "--png", str(tmp_path / "k.png")])
     assert r.exit_code == 0, r.output
+
+
+def test_synth_kitchen_no_render_writes_the_same_truth_without_media(tmp_path: Path) -> None:
+    """``--no-render``: the episode files of a rendered kitchen (but for ``media`` and the config's
+    ``render``), and no video / visibility / detections (a text-only Beyond3D build reads it:
+    `test_beyond3d_option_mix.test_fixture_chance_of_a_1000_anchor_build`)."""
+    from egoworld.sim.kitchen import KitchenConfig, synth_kitchen
+
+    common = ["world", "synth", "kitchen", "--episodes", "1", "--minutes", "2", "--fps", "1", "--size", "64"]
+    out = tmp_path / "truth"
+    r = runner.invoke(app, [*common, "--seed", "5", "--no-render", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    folder = out / "kitchen_000"
+    assert not any((folder / f).exists() for f in ("video.mp4", "visibility.npz", "detections.jsonl"))
+    bare = load_episode(folder)
+    assert bare.media.video is None and bare.media.extra == {"sim": "sim.json"}
+    assert bare.meta["config"]["render"] is False
+    cfg = KitchenConfig(minutes=2.0, fps=1.0, size=64)
+    assert "render" not in cfg.to_json()  # rendered sets keep their config (and resume)
+    full = load_episode(synth_kitchen(tmp_path / "rendered", "kitchen_000", 5, cfg))
+    assert (folder / "sim.json").read_bytes() == (tmp_path / "rendered" / "sim.json").read_bytes()
+    for name in ("poses.jsonl", "fixtures.jsonl", "objects.jsonl", "actions.jsonl"):
+        assert (folder / name).read_bytes() == (tmp_path / "rendered" / name).read_bytes(), name
+    assert bare.model_copy(update={"media": full.media, "meta": full.meta}) == full
+    again = runner.invoke(app, [*common, "--seed", "5", "--out", str(out)])
+    assert again.exit_code == 2 and "other parameters" in again.output  # rendered ≠ ground truth only
+    walk = runner.invoke(app, ["world", "synth", "walk", "--no-render", "--out", str(tmp_path / "w")])
+    assert walk.exit_code != 0 and "kitchen option" in walk.output

@@ -42,6 +42,14 @@ def synth_cmd(
     abnormal_rate: Annotated[
         float, typer.Option("--abnormal-rate", help="Actions: share of abnormal episodes.")
     ] = 0.2,
+    render: Annotated[
+        bool,
+        typer.Option(
+            "--render/--no-render",
+            help="Kitchen: render the video, exact visibility and simulated detections; --no-render writes "
+            "the ground truth only (enough for a text-only build beyond3d --detections none).",
+        ),
+    ] = True,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Episodes made in parallel (processes).")] = 1,
     executor: Annotated[
         str, typer.Option("--executor", help="local (--jobs processes) or ray (one Ray task per episode).")
@@ -74,6 +82,7 @@ def synth_cmd(
         "view_size": view_size,
         "actions": actions,
         "abnormal_rate": abnormal_rate,
+        "render": render,
     }
     try:
         cfg = wk.config(options)

@@ -22,7 +22,7 @@ FrameProgress = Callable[[int, int], None]
 class WorldKind:
     """``config(options)`` makes a kind's parameters (an object with ``to_json()``) from the options of
     ``egoworld world synth`` (``minutes``, ``fps``, ``camera``, ``size``, ``view_size``, ``actions``,
-    ``abnormal_rate``; None where not given) and raises ValueError on a bad one; ``synth(folder, episode_id,
+    ``abnormal_rate``; None where not given; ``render``: False with ``--no-render``) and raises ValueError on a bad one; ``synth(folder, episode_id,
     seed, config, progress)`` writes one episode folder; ``frames``: whether synth reports frame progress."""
 
     name: str
@@ -39,8 +39,17 @@ def _kitchen_config(o: dict[str, Any]) -> Any:
         raise ValueError(f"--minutes for a kitchen is 2 to 40, got {m}")
     camera = o["camera"]
     return KitchenConfig(
-        minutes=m, fps=o["fps"] or 2.0, camera=camera, size=o["size"] or (448 if camera == "fisheye" else 640)
+        minutes=m,
+        fps=o["fps"] or 2.0,
+        camera=camera,
+        size=o["size"] or (448 if camera == "fisheye" else 640),
+        render=o.get("render", True),
     )
+
+
+def _rendered_only(kind: str, o: dict[str, Any]) -> None:
+    if not o.get("render", True):
+        raise ValueError(f"--no-render is a kitchen option; a {kind} episode is always rendered")
 
 
 def _kitchen(folder: Path, episode_id: str, seed: int, config: Any, progress: FrameProgress | None) -> Path:
@@ -52,6 +61,7 @@ def _kitchen(folder: Path, episode_id: str, seed: int, config: Any, progress: Fr
 def _walk_config(o: dict[str, Any]) -> Any:
     from egoworld.sim.walk import WalkConfig
 
+    _rendered_only("walk", o)
     return WalkConfig(
         minutes=10.0 if o["minutes"] is None else o["minutes"],
         fps=o["fps"] or 1.0,
@@ -69,6 +79,7 @@ def _walk(folder: Path, episode_id: str, seed: int, config: Any, progress: Frame
 def _actions_config(o: dict[str, Any]) -> Any:
     from egoworld.sim.actions import ActionConfig
 
+    _rendered_only("actions", o)
     return ActionConfig(n_actions=o["actions"], abnormal_rate=o["abnormal_rate"])
 
 

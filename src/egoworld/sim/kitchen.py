@@ -28,6 +28,12 @@ layout) holding:
 * ``detections.jsonl`` — simulated detections (`egoworld.sim.detections`, ``media.extra["detections"]``);
 * ``sim.json`` — the static scene (`KitchenSim`) to re-render any time: `load_kitchen_world`.
 
+With ``render=False`` (``egoworld world synth kitchen --no-render``) nothing is rendered: the folder holds
+the same ground truth (episode files and ``sim.json``, identical to a rendered one's but for
+``media``) without ``video.mp4``, ``visibility.npz`` and ``detections.jsonl``. That is all a text-only
+Beyond3D build with ``--detections none`` reads (its visibility comes from the poses, the camera model
+and the fixture boxes), at a small fraction of the time; `load_kitchen_world` renders it later if needed.
+
 Depth is range (metres along each pixel's ray), as `egoworld.geometry.visibility` uses by default.
 """
 
@@ -84,6 +90,8 @@ class KitchenConfig:
     """the story's pace: HD-EPIC-like work sessions (`egoworld.sim.kitchen_tempo`), or the older story of
     room-crossing moves only"""
     detections: DetectionModel = field(default_factory=DetectionModel)
+    render: bool = True
+    """render the video, the exact visibility and the simulated detections (False: ground truth only)"""
 
     def __post_init__(self) -> None:
         if self.pace not in ("hd-epic", "classic"):
@@ -94,7 +102,11 @@ class KitchenConfig:
             raise ValueError(f"need fps > 0, an image size ≥ 32 divisible by 4 and ≥ 1 object, got {self}")
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The parameters (``render`` only when False, so rendered sets made before it resume)."""
+        out = asdict(self)
+        if self.render:
+            del out["render"]
+        return out
 
 
 def _camera(cfg: KitchenConfig) -> FisheyeCamera | PinholeCamera:
@@ -228,7 +240,9 @@ def build_kitchen_episode(episode_id: str, seed: int, cfg: KitchenConfig) -> tup
         media=EpisodeMedia(
             video="video.mp4",
             extra={"visibility": "visibility.npz", "detections": "detections.jsonl", "sim": "sim.json"},
-        ),
+        )
+        if cfg.render
+        else EpisodeMedia(extra={"sim": "sim.json"}),
         source={"loader": GENERATOR, "kind": "kitchen"},
         meta={"generator": GENERATOR, "seed": seed, "config": cfg.to_json(), "depth_kind": "range"},
     )
@@ -238,10 +252,15 @@ def build_kitchen_episode(episode_id: str, seed: int, cfg: KitchenConfig) -> tup
 def synth_kitchen(
     folder: str | Path, episode_id: str, seed: int, cfg: KitchenConfig, progress: Progress | None = None
 ) -> Path:
-    """Build, render and save one kitchen episode into ``folder`` (see the module docstring)."""
+    """Build, render (unless ``cfg.render`` is False) and save one kitchen episode into ``folder`` (see the
+    module docstring)."""
     folder = Path(folder)
     begin_write(folder, "world synth")
     episode, sim = build_kitchen_episode(episode_id, seed, cfg)
+    if not cfg.render:
+        write_json(folder / "sim.json", sim.model_dump(mode="json"))
+        save_episode(episode, folder)
+        return folder
     world = KitchenWorld(sim, episode)
     camera = episode.camera
     assert camera is not None and episode.poses is not None

@@ -251,6 +251,8 @@ class Selection:
     lp_rank: dict[tuple, int]
     wanted: int
     pool: int
+    nf_label: dict[tuple, str] = field(default_factory=dict)
+    """the Nearest Fixture gold label assigned under `select.LabelCaps` (empty without caps)"""
 
     @property
     def short(self) -> int:

@@ -40,18 +40,15 @@ from egoworld.benchmarks.beyond3d.build_common import (
     source_hashes,
 )
 from egoworld.benchmarks.beyond3d.detections import DetectionTable
-from egoworld.benchmarks.beyond3d.fixture_balance import LabelBalance
+from egoworld.benchmarks.beyond3d.fixture_balance import LabelBalance, leading_label, shows_label
+from egoworld.benchmarks.beyond3d.fixture_caps import capped_selection
 from egoworld.benchmarks.beyond3d.fixtures import (
-    FIXTURE_TYPE_OPTIONS,
-    area_name,
     counter_area_labels,
     counter_options,
     fixture_options,
     max_options,
     release_option_counts,
-    type_label,
 )
-from egoworld.benchmarks.beyond3d.label_cap import cap_gold_labels
 from egoworld.benchmarks.beyond3d.letters import balance_letters, letter_counts
 from egoworld.benchmarks.beyond3d.questions import (
     EpisodeContext,
@@ -70,9 +67,6 @@ from egoworld.core.pool import map_jobs
 from egoworld.core.schema import Sample
 from egoworld.world.episode import Episode
 from egoworld.world.folder import find_episodes, load_episode
-
-#: the most of the anchors one Nearest Fixture gold label may hold (`cap_gold_labels`)
-LABEL_CAP = 0.12
 
 
 def load_worlds(worlds: Sequence[str | Path]) -> list[tuple[Path, Episode]]:
@@ -188,16 +182,10 @@ def build_beyond3d(
         say(
             f"{ep.id}: {len(tracks.object_ids)} objects × {len(tracks.times)} steps, {len(cands)} anchor candidates"
         )
-    sel, short = select_balanced(oos, cfg.anchors, cfg.seed, needs)
     if NEAREST_FIXTURE in tasks:
-        memo: dict = {}
-        sel = cap_gold_labels(
-            sel,
-            oos,
-            lambda c: _likely_label(contexts[c.episode], c, memo),
-            LABEL_CAP,
-            seeded_rng(cfg.seed, "label-cap"),
-        )
+        sel, short = capped_selection(contexts, oos, cfg.anchors, cfg.seed, needs)
+    else:
+        sel, short = select_balanced(oos, cfg.anchors, cfg.seed, needs)
     wanted_controls = cfg.controls
     if short is not None:
         notes.append(shortfall_note(short, len(oos), sum(ep.duration_s for _, ep in geo) / 60))
@@ -209,7 +197,7 @@ def build_beyond3d(
     controls = select_controls(vis, wanted_controls)
     if len(controls) < wanted_controls:
         notes.append(f"only {len(controls)} of {wanted_controls} visible controls available")
-    samples = balance_letters(_samples(contexts, sel, controls, tasks, cfg.seed), cfg.seed)
+    samples = _balanced_letters(_samples(contexts, sel, controls, tasks, cfg.seed), cfg.seed)
     if not samples:
         raise InputFileError(
             f"{out}: the worlds yield no questions — " + "; ".join(notes or ["no anchor candidates"])
@@ -265,16 +253,14 @@ def build_beyond3d(
     return report
 
 
-def _likely_label(ctx: EpisodeContext, c: Candidate, memo: dict) -> str:
-    """The Nearest Fixture gold label an anchor most likely gets: its counter area where the kitchen has
-    5 or more areas, else its fixture type (counter placements of 3–4 area kitchens mostly show 5 types)."""
-    gold = fixture_at(ctx, c)
-    key = (c.episode, gold.id)
-    if key not in memo:
-        fx = ctx.episode.fixtures
-        wide = counter_options(fx, gold, ctx.counter_labels) >= FIXTURE_TYPE_OPTIONS
-        memo[key] = area_name(ctx.counter_labels[gold.id]) if wide else type_label(gold.type)
-    return memo[key]
+def _balanced_letters(samples: list[Sample], seed: int) -> list[Sample]:
+    """Gold positions balanced per (task, options); Nearest Fixture's also within the questions that do not
+    show its leading gold label (where a blind guess of that label falls back on a position)."""
+    lead = leading_label(s for s in samples if s.task == NEAREST_FIXTURE)
+    if lead is None:
+        return balance_letters(samples, seed)
+    shows = shows_label(lead)
+    return balance_letters(samples, seed, lambda s: shows(s) if s.task == NEAREST_FIXTURE else None)
 
 
 def _has_fixture(ctx: EpisodeContext, c: Candidate, memo: dict) -> bool:

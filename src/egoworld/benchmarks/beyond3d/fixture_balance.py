@@ -5,13 +5,17 @@ blind guess of the most frequent gold label would beat chance unless that label 
 distractor as often as its gold share asks: a label that is the answer of ``g`` questions must be shown
 in about ``g / chance`` of them, so that, when shown, it is right at the chance rate. `LabelBalance`
 counts, while the questions are written in order, how far each label is from that target; the option
-sampler offers the labels furthest behind first (seeded order among equals).
+sampler offers the labels furthest behind first (seeded order among equals). The guess falls back on its
+most frequent gold position where its label is not shown, so the builder balances the gold positions of
+those questions apart (`shows_label` groups for `letters.balance_letters`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+
+from egoworld.core.schema import Sample
 
 
 class LabelBalance:
@@ -31,3 +35,19 @@ class LabelBalance:
     def record(self, labels: Sequence[str], gold_index: int) -> None:
         """Count the distractors of one written question."""
         self.offered.update(lab for i, lab in enumerate(labels) if i != gold_index)
+
+
+def leading_label(samples: Iterable[Sample]) -> str | None:
+    """The most frequent gold option text of ``samples`` (case and spaces ignored; ties → the smaller
+    text): the answer of a blind frequency guess such as the ``prior`` baseline."""
+    golds = Counter(_norm(s.choices[s.answer]) for s in samples if s.choices and isinstance(s.answer, int))
+    return min(golds, key=lambda t: (-golds[t], t)) if golds else None
+
+
+def shows_label(label: str) -> Callable[[Sample], int]:
+    """Letter strata (`letters.balance_letters`) of a task: 1 where a question shows ``label``, else 0."""
+    return lambda s: int(label in {_norm(c) for c in s.choices or ()})
+
+
+def _norm(text: str) -> str:
+    return text.strip().lower()

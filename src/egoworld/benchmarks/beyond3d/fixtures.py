@@ -175,19 +175,49 @@ def release_option_counts(
     rng: random.Random,
     share: float = RELEASE_THREE_SHARE,
     first: Collection[str] = (),
+    last: Collection[str] = (),
 ) -> dict[str, int]:
     """Options per question (key → 3 or 5) with exactly ``round(share · n)`` 3-option questions when the
     kitchens allow it: questions that cannot show 5 keep their maximum, then seeded keys of ``first``
     get 3 (the builder names counter placements whose kitchen has 3 or 4 areas: the release's 3-option
-    questions are counter-area ones), then seeded others."""
+    questions are counter-area ones), then seeded others, the keys of ``last`` only when no other is left."""
     counts = {k: min(m, FIXTURE_TYPE_OPTIONS) for k, m in maxima.items()}
     want = round(share * len(counts)) - sum(1 for m in counts.values() if m <= 3)
     free = sorted(k for k, m in counts.items() if m == FIXTURE_TYPE_OPTIONS)
     rng.shuffle(free)
-    free.sort(key=lambda k: k not in first)  # stable: seeded order within each group
+    free.sort(key=lambda k: 0 if k in first else 2 if k in last else 1)  # stable: seeded within groups
     for k in free[: max(want, 0)]:
         counts[k] = 3
     return counts
+
+
+def fixture_pool(
+    fixtures: Sequence[Fixture],
+    gold: Fixture,
+    labels: dict[str, str] | None = None,
+    options: int | None = None,
+) -> tuple[str, str, list[str], int] | None:
+    """(variant, gold label, every other label the question may show, options shown) for a placement on
+    ``gold`` (see `fixture_options`); None when the kitchen offers fewer than 2 options."""
+    variant, others, _, n = _question(fixtures, gold, labels, options)
+    if not others:
+        return None
+    if variant == "counter":
+        labels = labels if labels else counter_area_labels(fixtures)
+        return variant, area_name(labels[gold.id]), others, n
+    return variant, type_label(gold.type), [type_label(k) for k in others], n
+
+
+def _question(
+    fixtures: Sequence[Fixture], gold: Fixture, labels: dict[str, str] | None, options: int | None
+) -> tuple[str, list[str], dict[str, str], int]:
+    """(variant, other option names, counter id → area, options shown)."""
+    counter = _variant_max(fixtures, gold, labels, "counter")
+    want = options or counter or FIXTURE_TYPE_OPTIONS
+    wider = _variant_max(fixtures, gold, labels, "type") > counter
+    variant = "counter" if counter and (counter >= want or not wider) else "type"
+    others, area = _others(fixtures, gold, labels, variant)
+    return variant, others, area, min(want, _variant_max(fixtures, gold, labels, variant))
 
 
 def fixture_options(
@@ -199,19 +229,14 @@ def fixture_options(
     prefer: Callable[[str], float] | None = None,
 ) -> tuple[str, list[str], list[str], int] | None:
     """(variant, option labels, option fixture ids or types, gold index) for a placement on ``gold``;
-        None when the kitchen offers fewer than 2 options. ``labels``: precomputed `counter_area_labels`;
-        ``options``: how many to show (capped by `max_options`; a counter placement whose kitchen has too
+    None when the kitchen offers fewer than 2 options. ``labels``: precomputed `counter_area_labels`;
+    ``options``: how many to show (capped by `max_options`; a counter placement whose kitchen has too
     few areas for them asks for the fixture type); default: all areas the official rule shows.
-        ``prefer``: option label → priority; distractors of higher priority come first (seeded order
-        among equals), as `fixture_balance.LabelBalance.deficit` asks."""
-    counter = _variant_max(fixtures, gold, labels, "counter")
-    want = options or counter or FIXTURE_TYPE_OPTIONS
-    wider = _variant_max(fixtures, gold, labels, "type") > counter
-    variant = "counter" if counter and (counter >= want or not wider) else "type"
-    others, area = _others(fixtures, gold, labels, variant)
+    ``prefer``: option label → priority; distractors of higher priority come first (seeded order
+    among equals), as `fixture_balance.LabelBalance.urgency` asks."""
+    variant, others, area, n = _question(fixtures, gold, labels, options)
     if not others:
         return None
-    n = min(want, _variant_max(fixtures, gold, labels, variant))
     rng.shuffle(others)
     if prefer is not None:
         name = (lambda o: o) if variant == "counter" else type_label
