@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from egoworld.core import store as store_module
 from egoworld.core.bench_folder import save_benchmark
 from egoworld.core.model import Generation, ImagePart, Model, Request, VideoPart
 from egoworld.core.run_config import RunConfig
@@ -169,12 +170,24 @@ def test_frames_setting_records_exact_frames_and_second_run_decodes_nothing(benc
     assert _requests(tmp_path / "r2")["a-0"] == reqs["a-0"]  # same keys, same frames
 
 
-def test_shuffle24_decodes_and_encodes_each_frame_once(bench_root, tmp_path):
+def test_shuffle24_decodes_and_encodes_each_frame_once(bench_root, tmp_path, monkeypatch):
+    packed_blocks = []
+    pack = store_module._pack
+
+    def counting_pack(value):
+        if isinstance(value, list):  # a message's media block (a request is a dict)
+            packed_blocks.append(value)
+        return pack(value)
+
+    monkeypatch.setattr(store_module, "_pack", counting_pack)
     before = STATS.snapshot()
     summary = _run(
         bench_root, tmp_path / "s", setting="frames", frames=16, permutations="shuffle24", tasks=["MC"]
     )
     work = STATS.since(before)
+    with sqlite3.connect(tmp_path / "s/responses.sqlite") as db:
+        blocks = db.execute("SELECT COUNT(*) FROM request_blocks").fetchone()[0]
+    assert 0 < blocks < summary.ok and len(packed_blocks) == blocks  # a media block packed once, not 24 ×
     assert summary.planned == 7 * 24 and summary.ok == 5 * 24
     distinct = {
         (p["video"], p["frame"], str(p.get("marker")))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from egoworld.core import store as store_module
 from egoworld.core.store import ResponseStore
 
 
@@ -56,3 +57,59 @@ def test_is_ok_looks_up_one_key(tmp_path):
         store.put(key="a", status="ok", raw="B", **row)
         store.put(key="b", status="error", error="HTTP 500", **row)
         assert (store.is_ok("a"), store.is_ok("b"), store.is_ok("c")) == (True, False, False)
+
+
+def test_a_media_block_is_packed_once_and_stored_byte_identical(tmp_path, monkeypatch):
+    packed: list[object] = []
+    pack = store_module._pack
+
+    def counting_pack(value):
+        packed.append(value)
+        return pack(value)
+
+    monkeypatch.setattr(store_module, "_pack", counting_pack)
+    orders = ["0123", "1032", "2301", "3210"]
+    with ResponseStore(tmp_path / "memo.sqlite") as store:
+        for order in orders:
+            store.put_request(f"k{order}", _media_request(order))
+    assert sum(isinstance(v, list) for v in packed) == 1 and len(packed) == 1 + len(orders)
+    monkeypatch.setattr(store_module, "_BLOCK_MEMO", 0)  # nothing remembered: every order packs its block
+    with ResponseStore(tmp_path / "plain.sqlite") as store:
+        for order in orders:
+            store.put_request(f"k{order}", _media_request(order))
+    assert sum(isinstance(v, list) for v in packed) == 1 + len(orders)
+    tables = []
+    for name in ("memo", "plain"):
+        with ResponseStore(tmp_path / f"{name}.sqlite", readonly=True) as ro:
+            tables.append(
+                [
+                    ro.db.execute("SELECT * FROM requests ORDER BY key").fetchall(),
+                    ro.db.execute("SELECT * FROM request_blocks ORDER BY hash").fetchall(),
+                ]
+            )
+    assert [[tuple(r) for r in t] for t in tables[0]] == [[tuple(r) for r in t] for t in tables[1]]
+
+
+def test_a_block_is_recognised_by_its_content_not_by_its_frames_hashes(tmp_path):
+    with ResponseStore(tmp_path / "r.sqlite") as store:
+        first = _media_request("0123")
+        moved = _media_request("0123")
+        moved["messages"][0]["content"][1]["frame"] = 0.0  # equal to 0 in Python, not in JSON
+        store.put_request("a", first)
+        store.put_request("b", moved)
+        assert store.db.execute("SELECT COUNT(*) FROM request_blocks").fetchone()[0] == 2
+        assert store.request("b") == moved and store.request("b")["messages"][0]["content"][1]["frame"] == 0.0
+        assert isinstance(store.request("a")["messages"][0]["content"][1]["frame"], int)
+
+
+def test_a_block_written_in_a_rolled_back_transaction_is_written_again(tmp_path):
+    with ResponseStore(tmp_path / "r.sqlite") as store:
+        try:
+            with store.transaction():
+                store.put_request("a", _media_request("0123"))
+                raise RuntimeError("the shard failed")
+        except RuntimeError:
+            pass
+        assert store.db.execute("SELECT COUNT(*) FROM request_blocks").fetchone()[0] == 0
+        store.put_request("b", _media_request("1032"))
+        assert store.request("b") == _media_request("1032")

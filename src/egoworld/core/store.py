@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 import sqlite3
 import time
 import zlib
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +71,7 @@ CREATE TABLE IF NOT EXISTS request_blocks (
 
 
 _TABLES = ("responses", "requests", "plan", "meta")
+_BLOCK_MEMO = 256  # blocks remembered per store: a run sends a sample's option orders together
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
 
@@ -162,6 +165,8 @@ class ResponseStore:
                 raise
             raise DamagedStoreError(damaged_message(self.path, str(exc))) from None
         self.db.row_factory = sqlite3.Row
+        #: media blocks written by this store (their pickle → hash), the most recent `_BLOCK_MEMO`
+        self._blocks: OrderedDict[bytes, str] = OrderedDict()
 
     def close(self) -> None:
         self.db.close()
@@ -243,7 +248,7 @@ class ResponseStore:
 
     def _shared_block(self, message: Any) -> Any:
         """``message`` with its parts before the closing text parts replaced by a block hash, when they hold
-        media; the block is written once."""
+        media; the block is written once, and packed and hashed once per store (`_block_digest`)."""
         content = message.get("content") if isinstance(message, dict) else None
         if not isinstance(content, list):
             return message
@@ -253,10 +258,27 @@ class ResponseStore:
         block = content[:cut]
         if not any(isinstance(p, dict) and p.get("type") != "text" for p in block):
             return message
+        return {**message, "content": content[cut:], "content_block": self._block_digest(block)}
+
+    def _block_digest(self, block: list[Any]) -> str:
+        """The hash of ``block``, written to `request_blocks` the first time. A question's option orders
+        carry the same block: it is recognised by its pickle (exact, types included: equal pickles load as
+        equal values, so they give the same JSON) at a twentieth of the cost of packing and hashing it."""
+        try:
+            seen = pickle.dumps(block, protocol=5)
+        except (pickle.PicklingError, TypeError, AttributeError):
+            seen = None  # not picklable: packed as before (it fails in `_pack` if it is not JSON either)
+        if seen is not None and (digest := self._blocks.get(seen)) is not None:
+            self._blocks.move_to_end(seen)
+            return digest
         packed = _pack(block)
         digest = hashlib.sha256(packed).hexdigest()
         self.db.execute("INSERT OR IGNORE INTO request_blocks (hash, block) VALUES (?, ?)", (digest, packed))
-        return {**message, "content": content[cut:], "content_block": digest}
+        if seen is not None:
+            self._blocks[seen] = digest
+            while len(self._blocks) > _BLOCK_MEMO:
+                self._blocks.popitem(last=False)
+        return digest
 
     def reset_plan(self) -> None:
         self.db.execute("DELETE FROM plan")
@@ -278,7 +300,7 @@ class ResponseStore:
 
     def transaction(self) -> sqlite3.Connection:
         """``with store.transaction():`` groups writes into one commit."""
-        return _Tx(self.db)  # type: ignore[return-value]
+        return _Tx(self.db, self._blocks.clear)  # type: ignore[return-value]
 
     # -- reading ------------------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -359,8 +381,9 @@ class ResponseStore:
 
 
 class _Tx:
-    def __init__(self, db: sqlite3.Connection):
+    def __init__(self, db: sqlite3.Connection, rolled_back: Callable[[], None]):
         self.db = db
+        self.rolled_back = rolled_back  # forgets what the rollback took back (the blocks written in it)
 
     def __enter__(self) -> sqlite3.Connection:
         self.db.execute("BEGIN")
@@ -368,6 +391,8 @@ class _Tx:
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type:
+            self.rolled_back()
 
 
 def _pack(value: Any) -> bytes:

@@ -18,8 +18,10 @@ WALKS: tuple[tuple[str, float, float], ...] = (
     ("walk_125min", 125.0, 0.05),
 )
 DEMO_FRAME_SCALE = 0.35
-#: questions per task: 80 × 4 tasks × Shuffle24 per baseline (VPO renders four images per question)
-DEMO_PER_TASK = 80
+#: questions per task: 40 × 4 tasks × Shuffle24 per baseline (VPO renders four images per question); every
+#: task and duration group keeps questions (each correct letter 10 times), at half the rendering and requests
+#: of 80
+DEMO_PER_TASK = 40
 DEMO_MODELS = ("random", "prior", "oracle")
 
 

@@ -1,0 +1,27 @@
+"""The demo's closing table: wall-clock and CPU seconds per stage, and their totals."""
+
+from __future__ import annotations
+
+import time
+
+from egoworld.demo import _clocks, _since, stage_table
+
+
+def test_the_stage_table_lists_wall_and_cpu_seconds_with_totals():
+    table = stage_table([("vsi-official", 60.25, 55.0), ("report", 90.0, 120.5)]).splitlines()
+    assert table[0].split() == ["stage", "wall", "s", "CPU", "s"]
+    assert table[2].split() == ["vsi-official", "60.2", "55.0"]
+    assert table[-1].split() == ["total", "150.2", "175.5"]
+
+
+def test_cpu_seconds_count_work_and_not_waiting():
+    started = _clocks()
+    time.sleep(0.2)
+    slept_wall, slept_cpu = _since(started)
+    started = _clocks()
+    end = time.process_time() + 0.2
+    while time.process_time() < end:
+        pass
+    busy_wall, busy_cpu = _since(started)
+    assert slept_wall >= 0.2 and slept_cpu < 0.1
+    assert busy_cpu >= 0.19 and busy_wall >= busy_cpu * 0.5
