@@ -173,6 +173,14 @@ def center_codes(
     return codes
 
 
+def _drawer_meta(f: Any) -> dict[str, Any]:
+    """A drawer's ``open_offset_m``: how far its content moves (world metres) when it stands fully open."""
+    if f.mechanism is None or f.mechanism.kind != "drawer":
+        return {}
+    offset = f.motion_world(1.0)[:3, 3]
+    return {"open_offset_m": [round(float(v), 6) for v in offset]}
+
+
 def build_kitchen_episode(episode_id: str, seed: int, cfg: KitchenConfig) -> tuple[Episode, KitchenSim]:
     """The episode's ground truth and static scene, before any rendering."""
     duration = round(cfg.minutes * 60.0, 6)
@@ -204,6 +212,7 @@ def build_kitchen_episode(episode_id: str, seed: int, cfg: KitchenConfig) -> tup
             box=f.box(),
             openable=f.openable,
             open_intervals=tuple(Interval(start_s=a, end_s=b) for a, b in story.open_intervals.get(f.id, [])),
+            meta=_drawer_meta(f),
         )
         for f in spec.fixtures
     )

@@ -194,6 +194,30 @@ def _open_masks(episode: Episode, times: F64) -> NDArray[np.bool_]:
     return out
 
 
+def _ride_open_drawers(
+    episode: Episode,
+    times: F64,
+    fixtures: list[list[str | None]],
+    in_motion: NDArray[np.bool_],
+    positions: F64,
+    world_pts: F64,
+) -> None:
+    """Move the content of an open drawer (a fixture with ``meta["open_offset_m"]``) out with it, in place:
+    the recorded position is the closed-drawer one, but while it stands open its content is seen (or hidden)
+    where it really is, in front of the worktop."""
+    opened = _open_masks(episode, times)
+    for f, fx in enumerate(episode.fixtures):
+        offset = fx.meta.get("open_offset_m")
+        if offset is None or not opened[f].any():
+            continue
+        shift = np.asarray(offset, dtype=np.float64)
+        for o, row in enumerate(fixtures):
+            mask = np.array([fid == fx.id for fid in row]) & opened[f] & ~in_motion[o]
+            if mask.any():
+                positions[o, mask] += shift
+                world_pts[o, mask] += shift
+
+
 def _containment(episode: Episode, positions: F64, fixtures: list[list[str | None]]) -> NDArray[np.bool_]:
     """``(O, T, F)``: the object rests on / in fixture f (its annotated fixture, or f's box contains it)."""
     o_n, t_n = positions.shape[:2]
@@ -355,6 +379,7 @@ def build_tracks(
         if objects
         else np.zeros((0, t_n, 9, 3))
     )
+    _ride_open_drawers(episode, times, fixtures, in_motion, positions, world_pts)
     rot_inv = np.swapaxes(poses[:, :3, :3], -1, -2)
     centres = poses[:, :3, 3]
     with np.errstate(invalid="ignore"):
