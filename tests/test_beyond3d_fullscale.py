@@ -185,6 +185,10 @@ class RawEpisode:
         pos, fix, since = self.location(oid, t)
         if pos is None:
             return "in_motion"
+        drawer = next((f for f in self.fixtures if f["id"] == fix), None)
+        offset = (drawer or {}).get("meta", {}).get("open_offset_m")
+        if offset is not None and self.is_open(drawer, t):  # an open drawer's content rides out with it
+            pos = pos + np.array(offset)
         half = self.objects[oid]["meta"]["size_m"] / 2
         placed = self.pose(since)
         xs, ys = placed[:3, 0], placed[:3, 1]
