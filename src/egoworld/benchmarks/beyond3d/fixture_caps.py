@@ -76,8 +76,8 @@ def capped_selection(
         if trial.short:
             break
         current = swapped(trial)
-        if lead_excess(contexts, current, seed)[1] < kept:
-            best, kept = current, lead_excess(contexts, current, seed)[1]
+        if (after := lead_excess(contexts, current, seed)[1]) < kept:
+            best, kept = current, after
     return best, None
 
 
