@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
 from egoworld.sim.backgrounds import Background, Lighting
-from egoworld.sim.faces import SINGLE_FACE_MAX_DEG, Atlas, face_atlas
+from egoworld.sim.faces import Atlas, face_atlas
 from egoworld.sim.gl import (
     FRAGMENT_SHADER,
     VERTEX_SHADER,
@@ -38,7 +38,6 @@ from egoworld.sim.gl import (
     template_meshes,
 )
 from egoworld.sim.primitives import PrimitiveSet
-from egoworld.sim.render_fisheye import FisheyeDraw
 
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
 _STRIDE = 24  # floats per primitive row
@@ -71,54 +70,38 @@ class Renderer:
             valid &= camera.project(np.where(valid[..., None], rays, (0.0, 0.0, 1.0)))[1]
         rays[~valid] = (0.0, 0.0, 1.0)
         self._valid = valid
+        valid_flat = np.flatnonzero(valid.ravel())
+        self._atlas = face_atlas(camera, uv.reshape(-1, 2)[valid_flat], rays.reshape(-1, 3)[valid_flat])
+        # every output pixel's atlas pixel; pixels outside the image read the spare one (never drawn)
+        self._lut_full = np.full(h * w, self._atlas.spare, np.int64)
+        self._lut_full[valid_flat] = self._atlas.lookup
         self._valid_full = valid.ravel()
-        self._outside = np.flatnonzero(~self._valid_full)
         self._rays_full = rays.reshape(-1, 3).astype(np.float32)
-        valid_flat = np.flatnonzero(self._valid_full)
-        theta = np.degrees(np.arccos(np.clip(rays.reshape(-1, 3)[valid_flat, 2], -1, 1)))
-        direct = isinstance(camera, FisheyeCamera) and len(theta) and theta.max() <= SINGLE_FACE_MAX_DEG
         collect()  # free what earlier renderers left behind before allocating
         ctx = context()
         self._ctx = ctx
-        self._moderngl = moderngl
-        gl_far = far * 4 + 10.0
-        depth_ab = ((gl_far + near) / (gl_far - near), -2 * gl_far * near / (gl_far - near))
-        self._fisheye: FisheyeDraw | None = None
-        self._atlas: Atlas | None = None
-        if direct:  # straight onto the fisheye's pixels
-            assert isinstance(camera, FisheyeCamera)
-            self._fisheye = FisheyeDraw(ctx, camera, depth_ab, near)
-            self._prog, self._fbo = self._fisheye.prog, self._fisheye.fbo
-        else:
-            self._init_faces(ctx, camera, uv.reshape(-1, 2)[valid_flat], rays.reshape(-1, 3)[valid_flat])
-            self._prog["depth_ab"].value = depth_ab
+        self._prog = ctx.program(vertex_shader=VERTEX_SHADER, fragment_shader=FRAGMENT_SHADER)
+        size = (self._atlas.width, self._atlas.height)
+        self._fbo = ctx.framebuffer(
+            color_attachments=[
+                ctx.renderbuffer(size, 4),
+                ctx.renderbuffer(size, 1, dtype="i4"),
+                ctx.renderbuffer(size, 1, dtype="f4"),
+            ],
+            depth_attachment=ctx.depth_renderbuffer(size),
+        )
         grain = grain_texture()
         self._grain = ctx.texture(grain.shape[::-1], 1, grain.tobytes())
         self._grain.filter = (moderngl.LINEAR, moderngl.LINEAR)
         self._grain.repeat_x = self._grain.repeat_y = True
         self._prog["grain"].value = 0
-
-    def _init_faces(self, ctx: object, camera: Camera, uv: NDArray, rays: NDArray) -> None:
-        """The pinhole faces (`egoworld.sim.faces`) and the GL objects that draw them."""
-        self._atlas = atlas = face_atlas(camera, uv, rays)
-        # every output pixel's atlas pixel; pixels outside the image read the spare one (never drawn)
-        self._lut_full = np.full(camera.height * camera.width, atlas.spare, np.int64)
-        self._lut_full[self._valid_full] = atlas.lookup
-        self._prog = ctx.program(vertex_shader=VERTEX_SHADER, fragment_shader=FRAGMENT_SHADER)  # type: ignore[attr-defined]
-        size = (atlas.width, atlas.height)
-        self._fbo = ctx.framebuffer(  # type: ignore[attr-defined]
-            color_attachments=[
-                ctx.renderbuffer(size, 4),  # type: ignore[attr-defined]
-                ctx.renderbuffer(size, 1, dtype="i4"),  # type: ignore[attr-defined]
-                ctx.renderbuffer(size, 1, dtype="f4"),  # type: ignore[attr-defined]
-            ],
-            depth_attachment=ctx.depth_renderbuffer(size),  # type: ignore[attr-defined]
-        )
         self._templates = {}
         for kind, mesh in template_meshes().items():
-            self._templates[kind] = ctx.buffer(mesh.tobytes())  # type: ignore[attr-defined]
-        self._inst_buf: dict[tuple[int, int], object] = {}
-        self._vaos: dict[tuple[int, int], object] = {}
+            self._templates[kind] = ctx.buffer(mesh.tobytes())
+        self._inst_buf: dict[int, object] = {}
+        self._vaos: dict[int, object] = {}
+        self._moderngl = moderngl
+        gl_far = far * 4 + 10.0
         self._proj = [
             (
                 2 * f.camera.fx / f.camera.width,
@@ -126,8 +109,12 @@ class Renderer:
                 (2 * f.camera.cx + 1) / f.camera.width - 1,
                 (2 * f.camera.cy + 1) / f.camera.height - 1,
             )
-            for f in atlas.faces
+            for f in self._atlas.faces
         ]
+        self._prog["depth_ab"].value = (
+            (gl_far + near) / (gl_far - near),
+            -2 * gl_far * near / (gl_far - near),
+        )
 
     @staticmethod
     def _in_frustum(
@@ -144,9 +131,8 @@ class Renderer:
         return inside
 
     @property
-    def atlas(self) -> Atlas | None:
-        """The faces this renderer draws and where each output pixel reads them (``None``: it draws straight
-        onto a fisheye's pixels)."""
+    def atlas(self) -> Atlas:
+        """The faces this renderer draws and where each output pixel reads them."""
         return self._atlas
 
     @property
@@ -191,12 +177,17 @@ class Renderer:
         keep = np.flatnonzero(
             np.linalg.norm(prims.center - origin, axis=-1) - prims.bounding_radius() < self.far
         )
+        fbo = self._fbo
+        fbo.use()
+        fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)  # range 0: nothing drawn (told apart from id 0)
+        ctx.enable(mgl.DEPTH_TEST | mgl.CULL_FACE)
+        ctx.front_face = "cw"
+        self._grain.use(location=0)
         prog["eye"].value = tuple(float(x) for x in origin)
         prog["lamp"].value = tuple(float(x) for x in lt.lamp)
         prog["lamp_power"].value = float(lt.lamp_power)
         prog["haze_m"].value = float(lt.haze_m)
         prog["haze_color"].value = tuple(float(x) for x in lt.haze_color)
-        self._grain.use(location=0)
         rows = np.empty((len(keep), _STRIDE), np.float32)
         p = prims.take(keep)
         rows[:, 0:3] = p.center
@@ -207,32 +198,8 @@ class Renderer:
         rows[:, 21] = p.pattern
         rows[:, 22] = p.scale
         rows[:, 23] = p.inst
-        fbo = self._fbo
-        if self._fisheye is not None:
-            view = np.eye(4)
-            view[:3, :3] = pose[:3, :3].T
-            view[:3, 3] = -pose[:3, :3].T @ origin
-            self._fisheye.draw(rows, p, origin, view)
-        else:
-            self._draw_faces(rows, p, pose)
-        ctx.finish()
-        rgb = np.frombuffer(fbo.read(components=3, attachment=0), np.uint8).reshape(-1, 3)
-        ids = np.frombuffer(fbo.read(components=1, attachment=1, dtype="i4"), np.int32)
-        rng = np.frombuffer(fbo.read(components=1, attachment=2, dtype="f4"), np.float32)
-        return rgb, ids, rng
-
-    def _draw_faces(self, rows: NDArray[np.float32], p: PrimitiveSet, pose: NDArray) -> None:
-        """Draw the pinhole faces of the atlas (each only the primitives that reach its view volume)."""
-        ctx, prog, mgl = self._ctx, self._prog, self._moderngl
-        fbo = self._fbo
-        fbo.use()  # type: ignore[attr-defined]
-        fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)  # type: ignore[attr-defined]  # range 0: nothing drawn
-        ctx.enable(mgl.DEPTH_TEST | mgl.CULL_FACE)
-        ctx.front_face = "cw"
-        origin = pose[:3, 3]
         rel, radius = p.center - origin, p.bounding_radius()
         world_from_cam = pose[:3, :3]
-        assert self._atlas is not None
         for f, face in enumerate(self._atlas.faces):
             world_from_face = world_from_cam @ face.rotation
             view = np.eye(4)
@@ -250,6 +217,11 @@ class Renderer:
                 rows_k = np.ascontiguousarray(rows[on_face[kinds == kind]])
                 vao = self._vao((f, int(kind)), rows_k)
                 vao.render(mgl.TRIANGLES, instances=len(rows_k))  # type: ignore[attr-defined]
+        ctx.finish()
+        rgb = np.frombuffer(fbo.read(components=3, attachment=0), np.uint8).reshape(-1, 3)
+        ids = np.frombuffer(fbo.read(components=1, attachment=1, dtype="i4"), np.int32)
+        rng = np.frombuffer(fbo.read(components=1, attachment=2, dtype="f4"), np.float32)
+        return rgb, ids, rng
 
     def render(self, prims: PrimitiveSet, world_from_camera: NDArray, background: Background) -> Frame:
         """Render the primitives (and background) seen from pose ``world_from_camera`` (4×4)."""
@@ -257,15 +229,10 @@ class Renderer:
         # the background last: the depth test then skips shading most of it (drawn over by the scene)
         scene = PrimitiveSet.concat([prims, background.parts(pose[:3, 3], self.far)])
         rgb_f, ids_f, rng_f = self._draw(scene, pose, background.lighting())
-        if self._fisheye is not None:  # the framebuffer is the image; the ring outside the circle is cleared
-            rgb, ids, depth = rgb_f.copy(), ids_f.copy(), rng_f.copy()
-            rgb[self._outside] = 0
-            depth[self._outside] = 0.0
-        else:
-            lut = self._lut_full
-            rgb = np.take(rgb_f, lut, axis=0)
-            ids = np.take(ids_f, lut)
-            depth = np.take(rng_f, lut)
+        lut = self._lut_full
+        rgb = np.take(rgb_f, lut, axis=0)
+        ids = np.take(ids_f, lut)
+        depth = np.take(rng_f, lut)
         # never drawn (the range buffer is cleared to 0; a drawn surface lies ≥ near): outside the image
         # (the spare pixel), or a ray that met nothing
         undrawn = np.flatnonzero(depth <= 0.0)
