@@ -42,6 +42,7 @@ from egoworld.sim.primitives import PrimitiveSet
 
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
 _STRIDE = 24  # floats per primitive row
+_LIGHTING = ("eye", "lamp", "lamp_power", "haze_m", "haze_color")
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ class Renderer:
         self._ctx = ctx
         # one program per (pattern code, lamp, haze): made on first use
         self._programs: dict[tuple[int, bool, bool], Any] = {}
+        self._lighting_names: dict[int, list[str]] = {}  # the lighting uniforms each program uses
         size = (self._atlas.width, self._atlas.height)
         self._fbo = ctx.framebuffer(
             color_attachments=[
@@ -127,6 +129,7 @@ class Renderer:
             prog["grain"].value = 0
             prog["depth_ab"].value = self._depth_ab
             self._programs[key] = prog
+            self._lighting_names[id(prog)] = [n for n in _LIGHTING if n in set(prog)]
         return prog
 
     @staticmethod
@@ -221,6 +224,7 @@ class Renderer:
         rows[:, 22] = p.scale
         rows[:, 23] = p.inst
         rel, radius = p.center - origin, p.bounding_radius()
+        group = p.kind.astype(np.int64) * 16 + p.pattern
         world_from_cam = pose[:3, :3]
         for f, face in enumerate(self._atlas.faces):
             world_from_face = world_from_cam @ face.rotation
@@ -233,20 +237,25 @@ class Renderer:
                 continue
             view_bytes = view.T.astype(np.float32).tobytes()
             ctx.viewport = (face.x0, face.y0, face.camera.width, face.camera.height)
-            keys = p.kind[on_face].astype(np.int64) * 16 + p.pattern[on_face]
-            # in scene order within a (shape, pattern) group (depth ties resolve the same)
-            for key in np.unique(keys):
-                rows_k = np.ascontiguousarray(rows[on_face[keys == key]])
-                vao = self._vao((f, int(key) // 16, int(key) % 16), mode, rows_k)
+            # grouped by (shape, pattern), in scene order within a group (depth ties resolve the same)
+            order = on_face[np.argsort(group[on_face], kind="stable")]
+            keys = group[order]
+            starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+            face_rows = rows[order]
+            placed: set[int] = set()
+            for a, b in zip(starts, [*starts[1:], len(order)], strict=True):
+                key = int(keys[a])
+                vao = self._vao((f, key // 16, key % 16), mode, face_rows[a:b])
                 prog = vao.program  # type: ignore[attr-defined]
                 if id(prog) not in lit:
                     lit.add(id(prog))
-                    for name, value in lighting.items():
-                        if name in prog:
-                            prog[name].value = value
-                prog["face_from_world"].write(view_bytes)
-                prog["proj"].value = proj
-                vao.render(mgl.TRIANGLES, instances=len(rows_k))  # type: ignore[attr-defined]
+                    for name in self._lighting_names[id(prog)]:
+                        prog[name].value = lighting[name]
+                if id(prog) not in placed:
+                    placed.add(id(prog))
+                    prog["face_from_world"].write(view_bytes)
+                    prog["proj"].value = proj
+                vao.render(mgl.TRIANGLES, instances=int(b - a))  # type: ignore[attr-defined]
         ctx.finish()
         rgb = np.frombuffer(fbo.read(components=3, attachment=0), np.uint8).reshape(-1, 3)
         ids = np.frombuffer(fbo.read(components=1, attachment=1, dtype="i4"), np.int32)
