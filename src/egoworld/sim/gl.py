@@ -1,11 +1,12 @@
-"""The OpenGL side of the renderer: one headless context per process and the shading program.
+"""The OpenGL side of the renderer: one headless context per process and the shading programs.
 
 The context is moderngl on EGL (Mesa's llvmpipe software rasteriser on a CPU-only machine; a GPU driver
 when there is one), falling back to OSMesa. Primitives are drawn instanced: one template mesh per shape
 (unit box, cylinder, sphere) and one row of per-primitive data (centre, rotation, half sizes, look, id).
 One pass writes three colour attachments: shaded RGB, the instance id (``R32I``) and the range
 (``R32F``: distance from the camera centre to the drawn surface), so ids and depth describe exactly what
-the RGB shows.
+the RGB shows. The fragment shader is compiled once per pattern code, lamp and haze (`fragment_shader`):
+llvmpipe runs every branch of a shader, so each variant carries only its own.
 """
 
 from __future__ import annotations
@@ -48,8 +49,7 @@ void main() {
 }
 """
 
-FRAGMENT_SHADER = """
-#version 330
+_FRAGMENT_BODY = """
 in vec3 v_world; in vec3 v_local; in vec3 v_nrm_local; in vec3 v_nrm;
 flat in vec3 v_half; flat in vec3 v_color; flat in vec3 v_color2; flat in vec3 v_misc;
 uniform vec3 eye;
@@ -69,31 +69,36 @@ float cell_hash(vec3 c) {
     return float((h ^ (h >> 16u)) & 65535u) / 65536.0;
 }
 
-bool pattern(int code, float s, vec3 p, vec3 h, vec3 nl) {
-    if (code == 1) return fract(p.z / s) < 0.5;
-    if (code == 2) return fract(p.x / s) < 0.5;
-    if (code == 3) return mod(floor(p.x / s) + floor(p.y / s) + floor(p.z / s), 2.0) == 1.0;
-    if (code == 4) { vec3 d = fract(p / s) - 0.5; return dot(d, d) < 0.27; }
-    if (code == 5) return abs(p.z) < s;
-    if (code == 6) return fract(length(p.xy) / s) < 0.35;
-    if (code == 7) {
-        float fu = fract(p.x / s + p.y / s); float fz = fract(p.z / s);
-        return fu > 0.25 && fu < 0.75 && fz > 0.3 && fz < 0.8;
-    }
-    if (code == 8) {
-        bvec3 inner = lessThan(abs(p), h - vec3(s));
-        bvec3 face = greaterThan(abs(nl), vec3(0.9));
-        return any(bvec3(!inner.x && !face.x, !inner.y && !face.y, !inner.z && !face.z));
-    }
-    if (code == 9) return cell_hash(floor(p / s)) < 0.35;
+bool pattern(float s, vec3 p, vec3 h, vec3 nl) {
+#if PATTERN == 1
+    return fract(p.z / s) < 0.5;
+#elif PATTERN == 2
+    return fract(p.x / s) < 0.5;
+#elif PATTERN == 3
+    return mod(floor(p.x / s) + floor(p.y / s) + floor(p.z / s), 2.0) == 1.0;
+#elif PATTERN == 4
+    vec3 d = fract(p / s) - 0.5; return dot(d, d) < 0.27;
+#elif PATTERN == 5
+    return abs(p.z) < s;
+#elif PATTERN == 6
+    return fract(length(p.xy) / s) < 0.35;
+#elif PATTERN == 7
+    float fu = fract(p.x / s + p.y / s); float fz = fract(p.z / s);
+    return fu > 0.25 && fu < 0.75 && fz > 0.3 && fz < 0.8;
+#elif PATTERN == 8
+    bvec3 inner = lessThan(abs(p), h - vec3(s));
+    bvec3 face = greaterThan(abs(nl), vec3(0.9));
+    return any(bvec3(!inner.x && !face.x, !inner.y && !face.y, !inner.z && !face.z));
+#elif PATTERN == 9
+    return cell_hash(floor(p / s)) < 0.35;
+#else
     return false;
+#endif
 }
 
 void main() {
-    int code = int(v_misc.x + 0.5);
-    float s = v_misc.y;
     vec3 nl = normalize(v_nrm_local);
-    vec3 base = pattern(code, s, v_local, v_half, nl) ? v_color2 : v_color;
+    vec3 base = pattern(v_misc.y, v_local, v_half, nl) ? v_color2 : v_color;
     // surface texture: tileable noise mapped onto the face (the two part axes across the normal), 32 cm tiles
     vec3 an = abs(nl);
     vec2 tuv = an.x > max(an.y, an.z) ? v_local.yz : (an.y > an.z ? v_local.xz : v_local.xy);
@@ -105,13 +110,15 @@ void main() {
     light += 0.40 * max(dot(n, normalize(vec3(0.35, 0.25, 1.0))), 0.0);  // key light
     light += 0.18 * max(dot(n, normalize(vec3(-0.6, -0.7, 0.35))), 0.0); // fill light
     float spec = 0.0;
-    if (lamp_power > 0.0) {
+#if LAMP
+    {
         vec3 to_lamp = lamp - v_world;
         float d2 = dot(to_lamp, to_lamp);
         vec3 l = to_lamp * inversesqrt(d2);
         light += lamp_power * max(dot(n, l), 0.0) / (1.0 + d2 / 6.0);
         spec = 0.18 * pow(max(dot(n, normalize(l + view)), 0.0), 40.0);
     }
+#endif
     // contact shading along box edges (a few millimetres of bevel)
     vec3 e = v_half - abs(v_local);
     vec3 ef = mix(e, vec3(1e3), greaterThan(abs(nl), vec3(0.9)));
@@ -119,12 +126,25 @@ void main() {
     light *= 0.82 + 0.18 * smoothstep(0.0, 0.012, edge);
     float range = length(v_world - eye);
     vec3 rgb = base * light + vec3(spec);
-    if (haze_m > 0.0) rgb = mix(rgb, haze_color, clamp(range / haze_m, 0.0, 1.0));
+#if HAZE
+    rgb = mix(rgb, haze_color, clamp(range / haze_m, 0.0, 1.0));
+#endif
     out_rgb = vec4(clamp(rgb, 0.0, 1.0), 1.0);
     out_id = int(v_misc.z + 0.5);
     out_range = range;
 }
 """
+
+
+def fragment_shader(pattern: int, lamp: bool, haze: bool) -> str:
+    """The shading program for primitives of one ``pattern`` code, with or without the lamp and the haze.
+    llvmpipe runs every branch of a shader (masked, even where the condition is a uniform), so a switch at
+    run time costs as much as all of its cases: each variant is compiled with only its own code."""
+    head = (
+        f"#version 330\n#define PATTERN {int(pattern)}\n#define LAMP {int(lamp)}\n#define HAZE {int(haze)}\n"
+    )
+    return head + _FRAGMENT_BODY
+
 
 _CONTEXT: dict[int, Any] = {}
 

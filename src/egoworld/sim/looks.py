@@ -76,9 +76,15 @@ def _frac(x: NDArray) -> NDArray:
 
 
 def _cell_hash(ix: NDArray, iy: NDArray, iz: NDArray) -> NDArray:
-    """A deterministic pseudo-random value in [0, 1) per integer cell."""
-    h = (ix.astype(np.int64) * 73856093) ^ (iy.astype(np.int64) * 19349663) ^ (iz.astype(np.int64) * 83492791)
-    h = (h ^ (h >> 13)) * 1274126177
+    """A deterministic pseudo-random value in [0, 1) per integer cell: the shader's ``cell_hash``, in the
+    same 32-bit unsigned arithmetic (products wrap modulo 2³²)."""
+    m = 0xFFFFFFFF
+    h = (
+        ((ix.astype(np.int64) * 73856093) & m)
+        ^ ((iy.astype(np.int64) * 19349663) & m)
+        ^ ((iz.astype(np.int64) * 83492791) & m)
+    )
+    h = ((h ^ (h >> 13)) * 1274126177) & m
     return ((h ^ (h >> 16)) & 0xFFFF).astype(np.float32) / 65536.0
 
 
