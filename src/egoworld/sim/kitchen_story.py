@@ -39,6 +39,8 @@ GRID_DT = 0.05
 PICK_S = 1.0
 """seconds from the start of a pick-up (the movement starts) until the hand is back"""
 EYE_LEVEL_M = 0.6
+ARM_REACH_M = 0.8
+"""during a work session an object is put down within this floor distance of where the wearer stands"""
 CLOSED_TYPES = ("cupboard", "drawer", "fridge", "dishwasher", "oven", "microwave")
 
 
@@ -149,9 +151,13 @@ class _Planner:
         self.story.gaze.append((self.t, t1, target))
         self.t = t1
 
-    def walk_to(self, fixture_id: str) -> None:
+    def stand_for(self, fixture_id: str, start: tuple[float, float]) -> tuple[float, float]:
+        """The standing place of ``fixture_id`` nearest to ``start``."""
         stands = self.spec.stands[fixture_id]
-        goal = min(stands, key=lambda p: math.hypot(p[0] - self.pos[0], p[1] - self.pos[1]))
+        return min(stands, key=lambda p: math.hypot(p[0] - start[0], p[1] - start[1]))
+
+    def walk_to(self, fixture_id: str) -> None:
+        goal = self.stand_for(fixture_id, self.pos)
         path = find_path(self.grid, self.pos, goal)
         dist, seconds = walk_timing(path, self.speed)
         if dist[-1] < 0.05:
@@ -223,7 +229,9 @@ class _Planner:
         )
         self.rng.shuffle(pool)
         for s in pool:
-            spot = self.pl.free_spot(s, obj, self.rng)
+            # at a work place the hands put it down within reach of where the wearer will stand
+            stand = None if near is None else self.stand_for(s.fixture, self.stand_for(src_fixture, self.pos))
+            spot = self.pl.free_spot(s, obj, self.rng, stand, ARM_REACH_M)
             if spot is not None:
                 return s, spot
         return None
@@ -307,10 +315,16 @@ class _Planner:
         now and then to others across the room."""
         end = self.t + dwell_s(self.rng)
         ids = sorted(self.spec.stands)
+        high = [f for f in ids if self.fixture_point(f)[2] > self.eye - 0.3 and self._floor_dist(f) < 2.5]
         while self.t < end - 0.3:
-            pool = near if self.rng.random() < 0.8 else ids
+            r = self.rng.random()
+            pool = high if high and r < 0.3 else near if r < 0.65 else ids
             target = self.fixture_point(pool[self.rng.randrange(len(pool))])
             self.stay(min(end - self.t, self.rng.uniform(0.8, 2.0)), target)
+
+    def _floor_dist(self, fid: str) -> float:
+        p = self.fixture_point(fid)
+        return math.hypot(p[0] - self.pos[0], p[1] - self.pos[1])
 
     def browse(self) -> None:
         openable = sorted(f.id for f in self.spec.fixtures if f.openable and f.id in self.spec.stands)
