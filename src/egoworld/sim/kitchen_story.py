@@ -39,8 +39,9 @@ GRID_DT = 0.05
 PICK_S = 1.0
 """seconds from the start of a pick-up (the movement starts) until the hand is back"""
 EYE_LEVEL_M = 0.6
-ARM_REACH_M = 0.8
+ARM_REACH_M = 0.65
 """during a work session an object is put down within this floor distance of where the wearer stands"""
+HIGH_M = 2.5
 CLOSED_TYPES = ("cupboard", "drawer", "fridge", "dishwasher", "oven", "microwave")
 
 
@@ -315,7 +316,7 @@ class _Planner:
         now and then to others across the room."""
         end = self.t + dwell_s(self.rng)
         ids = sorted(self.spec.stands)
-        high = [f for f in ids if self.fixture_point(f)[2] > self.eye - 0.3 and self._floor_dist(f) < 2.5]
+        high = [f for f in ids if self.fixture_point(f)[2] > self.eye - 0.3 and self._floor_dist(f) < HIGH_M]
         while self.t < end - 0.3:
             r = self.rng.random()
             pool = high if high and r < 0.3 else near if r < 0.65 else ids
@@ -360,7 +361,7 @@ def plan_story(
     reserve = 35.0  # the longest activity: two walks across the room, two fixtures, pick and put
     while p.t < duration_s - reserve:
         r = rng.random()
-        session, move, browse = (0.5, 0.78, 0.88) if pace == "hd-epic" else (0.0, 0.72, 0.85)
+        session, move, browse = (0.65, 0.82, 0.9) if pace == "hd-epic" else (0.0, 0.72, 0.85)
         if r < session:
             p.work_session()
         elif r < move:
