@@ -42,6 +42,7 @@ EYE_LEVEL_M = 0.6
 ARM_REACH_M = 0.65
 """during a work session an object is put down within this floor distance of where the wearer stands"""
 HIGH_M = 2.5
+SIDE_M = 3.0
 CLOSED_TYPES = ("cupboard", "drawer", "fridge", "dishwasher", "oven", "microwave")
 
 
@@ -144,6 +145,7 @@ class _Planner:
             self.fixture_supports.setdefault(s.fixture, []).append(s)
         self.story = Story(duration, round(rng.uniform(1.55, 1.68), 3), [], [], dict(placements.where))
         self.eye = self.story.eye_height
+        self.last_moved = ""
 
     # ---- primitives of behaviour ---------------------------------------------------------------
     def stay(self, seconds: float, target: tuple[float, float, float] | None) -> None:
@@ -170,10 +172,11 @@ class _Planner:
         self.t += seconds
         self.pos = path[-1]
 
-    def fixture_point(self, fixture_id: str) -> tuple[float, float, float]:
+    def fixture_point(self, fixture_id: str, top: bool = False) -> tuple[float, float, float]:
+        """The middle of the fixture's front (``top``: of its front top edge)."""
         fx = self.spec.fixture(fixture_id)
         wl = fx.world_from_local()
-        p = wl @ np.array([0.0, fx.size[1] / 2, 0.0, 1.0])
+        p = wl @ np.array([0.0, fx.size[1] / 2, fx.size[2] / 2 if top else 0.0, 1.0])
         return (float(p[0]), float(p[1]), float(p[2]))
 
     def object_point(self, obj: str) -> tuple[float, float, float]:
@@ -285,6 +288,7 @@ class _Planner:
                 meta={"start_support": src.id, "end_support": dst.id},
             )
         )
+        self.last_moved = obj
         if opened is not None:
             self.close(dst.fixture, opened, self.fixture_point(dst.fixture))
         if near is None:
@@ -309,23 +313,44 @@ class _Planner:
             if not objs or self.t > self.duration - 20.0:
                 break
             if self.move_object(objs[self.rng.randrange(len(objs))], near):
-                self.dwell(sorted(near))
+                self.dwell(sorted(near), self.object_point(self.last_moved))
 
-    def dwell(self, near: list[str]) -> None:
+    def dwell(self, near: list[str], work: tuple[float, float, float] | None = None) -> None:
         """Stay at the current place for `dwell_s`, glancing at fixtures within reach or, as often, turning
         now and then to others across the room."""
         end = self.t + dwell_s(self.rng)
         ids = sorted(self.spec.stands)
         high = [f for f in ids if self.fixture_point(f)[2] > self.eye - 0.3 and self._floor_dist(f) < HIGH_M]
+        side = self.beside(ids, work)
         while self.t < end - 0.3:
             r = self.rng.random()
-            pool = high if high and r < 0.3 else near if r < 0.65 else ids
+            if side and r < 0.2:
+                target = self.fixture_point(side[self.rng.randrange(len(side))], top=True)
+                self.stay(min(end - self.t, self.rng.uniform(0.8, 2.0)), target)
+                continue
+            pool = high if high and r < 0.45 else near if r < 0.72 else ids
             target = self.fixture_point(pool[self.rng.randrange(len(pool))])
             self.stay(min(end - self.t, self.rng.uniform(0.8, 2.0)), target)
 
     def _floor_dist(self, fid: str) -> float:
         p = self.fixture_point(fid)
         return math.hypot(p[0] - self.pos[0], p[1] - self.pos[1])
+
+    def beside(self, ids: list[str], work: tuple[float, float, float] | None) -> list[str]:
+        """Fixtures to the wearer's side: 60–120° from the direction of ``work`` (where the hands just put
+        something), within `SIDE_M`; a glance there leaves part of the worktop behind the head."""
+        if work is None:
+            return []
+        wx, wy = work[0] - self.pos[0], work[1] - self.pos[1]
+        wn = max(math.hypot(wx, wy), 1e-6)
+        out = []
+        for f in ids:
+            p = self.fixture_point(f)
+            dx, dy = p[0] - self.pos[0], p[1] - self.pos[1]
+            d = math.hypot(dx, dy)
+            if 0.3 < d <= SIDE_M and abs(dx * wx + dy * wy) / (d * wn) < 0.5:
+                out.append(f)
+        return out
 
     def browse(self) -> None:
         openable = sorted(f.id for f in self.spec.fixtures if f.openable and f.id in self.spec.stands)
