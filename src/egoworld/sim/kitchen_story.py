@@ -7,8 +7,10 @@
   type suits the category — about a third of the time into a closed one (cupboard, drawer, fridge …) —
   open it, put the object down on a free spot, close it;
 * **work session** (most of the time, as HD-EPIC wearers work: `egoworld.sim.kitchen_tempo`): stand at one
-  fixture and make several moves between fixtures within reach, most of them into closed ones, dwelling on
-  the work nearby between moves (so just-moved objects sit out of sight close to the camera);
+  fixture and make several moves between fixtures within reach, most of them into closed ones, each put down
+  within `ARM_REACH_M` of where the wearer stands, dwelling on the work nearby between moves (glancing along
+  the worktop, up at wall cupboards, at fixtures within reach: so just-moved objects sit out of sight close
+  to the camera, some behind the head next to objects in view);
 * **browse**: open a fixture, look in, close it;
 * **look around**: stand and glance at other fixtures.
 
@@ -42,7 +44,12 @@ EYE_LEVEL_M = 0.6
 ARM_REACH_M = 0.65
 """during a work session an object is put down within this floor distance of where the wearer stands"""
 HIGH_M = 2.5
+"""wall cupboards and other fixtures above the worktop within this floor distance draw dwell glances"""
 SIDE_M = 3.0
+"""fixtures to the wearer's side within this floor distance draw dwell glances (at their top)"""
+DWELL_GLANCES = (0.2, 0.45, 0.72)
+"""cumulative shares of dwell glances: to the side, up at a high fixture nearby, at a fixture within reach
+(the rest: anywhere in the room)"""
 CLOSED_TYPES = ("cupboard", "drawer", "fridge", "dishwasher", "oven", "microwave")
 
 
@@ -316,23 +323,26 @@ class _Planner:
                 self.dwell(sorted(near), self.object_point(self.last_moved))
 
     def dwell(self, near: list[str], work: tuple[float, float, float] | None = None) -> None:
-        """Stay at the current place for `dwell_s`, glancing at fixtures within reach or, as often, turning
-        now and then to others across the room."""
+        """Stay at the current place for `dwell_s`, glancing about (`DWELL_GLANCES`): along the worktop to
+        a fixture beside the ``work`` just done, up at a wall cupboard or shelf nearby, at fixtures within
+        reach, or across the room."""
         end = self.t + dwell_s(self.rng)
         ids = sorted(self.spec.stands)
         high = [f for f in ids if self.fixture_point(f)[2] > self.eye - 0.3 and self._floor_dist(f) < HIGH_M]
         side = self.beside(ids, work)
+        to_side, up, within = DWELL_GLANCES
         while self.t < end - 0.3:
             r = self.rng.random()
-            if side and r < 0.2:
+            if side and r < to_side:
                 target = self.fixture_point(side[self.rng.randrange(len(side))], top=True)
                 self.stay(min(end - self.t, self.rng.uniform(0.8, 2.0)), target)
                 continue
-            pool = high if high and r < 0.45 else near if r < 0.72 else ids
+            pool = high if high and r < up else near if r < within else ids
             target = self.fixture_point(pool[self.rng.randrange(len(pool))])
             self.stay(min(end - self.t, self.rng.uniform(0.8, 2.0)), target)
 
     def _floor_dist(self, fid: str) -> float:
+        """Floor distance from the wearer to the fixture's front."""
         p = self.fixture_point(fid)
         return math.hypot(p[0] - self.pos[0], p[1] - self.pos[1])
 
