@@ -7,10 +7,8 @@
   type suits the category — about a third of the time into a closed one (cupboard, drawer, fridge …) —
   open it, put the object down on a free spot, close it;
 * **work session** (most of the time, as HD-EPIC wearers work: `egoworld.sim.kitchen_tempo`): stand at one
-  fixture and make several moves between fixtures within reach, most of them into closed ones, each put down
-  within `ARM_REACH_M` of where the wearer stands, dwelling on the work nearby between moves (glancing along
-  the worktop, up at wall cupboards, at fixtures within reach: so just-moved objects sit out of sight close
-  to the camera, some behind the head next to objects in view);
+  fixture and make several moves between fixtures within reach, most of them into closed ones, dwelling on
+  the work nearby between moves (so just-moved objects sit out of sight close to the camera);
 * **browse**: open a fixture, look in, close it;
 * **look around**: stand and glance at other fixtures.
 
@@ -41,15 +39,6 @@ GRID_DT = 0.05
 PICK_S = 1.0
 """seconds from the start of a pick-up (the movement starts) until the hand is back"""
 EYE_LEVEL_M = 0.6
-ARM_REACH_M = 0.65
-"""during a work session an object is put down within this floor distance of where the wearer stands"""
-HIGH_M = 2.5
-"""wall cupboards and other fixtures above the worktop within this floor distance draw dwell glances"""
-SIDE_M = 3.0
-"""fixtures to the wearer's side within this floor distance draw dwell glances (at their top)"""
-DWELL_GLANCES = (0.2, 0.45, 0.72)
-"""cumulative shares of dwell glances: to the side, up at a high fixture nearby, at a fixture within reach
-(the rest: anywhere in the room)"""
 CLOSED_TYPES = ("cupboard", "drawer", "fridge", "dishwasher", "oven", "microwave")
 
 
@@ -152,7 +141,6 @@ class _Planner:
             self.fixture_supports.setdefault(s.fixture, []).append(s)
         self.story = Story(duration, round(rng.uniform(1.55, 1.68), 3), [], [], dict(placements.where))
         self.eye = self.story.eye_height
-        self.last_moved = ""
 
     # ---- primitives of behaviour ---------------------------------------------------------------
     def stay(self, seconds: float, target: tuple[float, float, float] | None) -> None:
@@ -161,13 +149,9 @@ class _Planner:
         self.story.gaze.append((self.t, t1, target))
         self.t = t1
 
-    def stand_for(self, fixture_id: str, start: tuple[float, float]) -> tuple[float, float]:
-        """The standing place of ``fixture_id`` nearest to ``start``."""
-        stands = self.spec.stands[fixture_id]
-        return min(stands, key=lambda p: math.hypot(p[0] - start[0], p[1] - start[1]))
-
     def walk_to(self, fixture_id: str) -> None:
-        goal = self.stand_for(fixture_id, self.pos)
+        stands = self.spec.stands[fixture_id]
+        goal = min(stands, key=lambda p: math.hypot(p[0] - self.pos[0], p[1] - self.pos[1]))
         path = find_path(self.grid, self.pos, goal)
         dist, seconds = walk_timing(path, self.speed)
         if dist[-1] < 0.05:
@@ -179,11 +163,10 @@ class _Planner:
         self.t += seconds
         self.pos = path[-1]
 
-    def fixture_point(self, fixture_id: str, top: bool = False) -> tuple[float, float, float]:
-        """The middle of the fixture's front (``top``: of its front top edge)."""
+    def fixture_point(self, fixture_id: str) -> tuple[float, float, float]:
         fx = self.spec.fixture(fixture_id)
         wl = fx.world_from_local()
-        p = wl @ np.array([0.0, fx.size[1] / 2, fx.size[2] / 2 if top else 0.0, 1.0])
+        p = wl @ np.array([0.0, fx.size[1] / 2, 0.0, 1.0])
         return (float(p[0]), float(p[1]), float(p[2]))
 
     def object_point(self, obj: str) -> tuple[float, float, float]:
@@ -240,9 +223,7 @@ class _Planner:
         )
         self.rng.shuffle(pool)
         for s in pool:
-            # at a work place the hands put it down within reach of where the wearer will stand
-            stand = None if near is None else self.stand_for(s.fixture, self.stand_for(src_fixture, self.pos))
-            spot = self.pl.free_spot(s, obj, self.rng, stand, ARM_REACH_M)
+            spot = self.pl.free_spot(s, obj, self.rng)
             if spot is not None:
                 return s, spot
         return None
@@ -295,7 +276,6 @@ class _Planner:
                 meta={"start_support": src.id, "end_support": dst.id},
             )
         )
-        self.last_moved = obj
         if opened is not None:
             self.close(dst.fixture, opened, self.fixture_point(dst.fixture))
         if near is None:
@@ -320,47 +300,17 @@ class _Planner:
             if not objs or self.t > self.duration - 20.0:
                 break
             if self.move_object(objs[self.rng.randrange(len(objs))], near):
-                self.dwell(sorted(near), self.object_point(self.last_moved))
+                self.dwell(sorted(near))
 
-    def dwell(self, near: list[str], work: tuple[float, float, float] | None = None) -> None:
-        """Stay at the current place for `dwell_s`, glancing about (`DWELL_GLANCES`): along the worktop to
-        a fixture beside the ``work`` just done, up at a wall cupboard or shelf nearby, at fixtures within
-        reach, or across the room."""
+    def dwell(self, near: list[str]) -> None:
+        """Stay at the current place for `dwell_s`, glancing at fixtures within reach or, as often, turning
+        now and then to others across the room."""
         end = self.t + dwell_s(self.rng)
         ids = sorted(self.spec.stands)
-        high = [f for f in ids if self.fixture_point(f)[2] > self.eye - 0.3 and self._floor_dist(f) < HIGH_M]
-        side = self.beside(ids, work)
-        to_side, up, within = DWELL_GLANCES
         while self.t < end - 0.3:
-            r = self.rng.random()
-            if side and r < to_side:
-                target = self.fixture_point(side[self.rng.randrange(len(side))], top=True)
-                self.stay(min(end - self.t, self.rng.uniform(0.8, 2.0)), target)
-                continue
-            pool = high if high and r < up else near if r < within else ids
+            pool = near if self.rng.random() < 0.8 else ids
             target = self.fixture_point(pool[self.rng.randrange(len(pool))])
             self.stay(min(end - self.t, self.rng.uniform(0.8, 2.0)), target)
-
-    def _floor_dist(self, fid: str) -> float:
-        """Floor distance from the wearer to the fixture's front."""
-        p = self.fixture_point(fid)
-        return math.hypot(p[0] - self.pos[0], p[1] - self.pos[1])
-
-    def beside(self, ids: list[str], work: tuple[float, float, float] | None) -> list[str]:
-        """Fixtures to the wearer's side: 60–120° from the direction of ``work`` (where the hands just put
-        something), within `SIDE_M`; a glance there leaves part of the worktop behind the head."""
-        if work is None:
-            return []
-        wx, wy = work[0] - self.pos[0], work[1] - self.pos[1]
-        wn = max(math.hypot(wx, wy), 1e-6)
-        out = []
-        for f in ids:
-            p = self.fixture_point(f)
-            dx, dy = p[0] - self.pos[0], p[1] - self.pos[1]
-            d = math.hypot(dx, dy)
-            if 0.3 < d <= SIDE_M and abs(dx * wx + dy * wy) / (d * wn) < 0.5:
-                out.append(f)
-        return out
 
     def browse(self) -> None:
         openable = sorted(f.id for f in self.spec.fixtures if f.openable and f.id in self.spec.stands)
@@ -396,7 +346,7 @@ def plan_story(
     reserve = 35.0  # the longest activity: two walks across the room, two fixtures, pick and put
     while p.t < duration_s - reserve:
         r = rng.random()
-        session, move, browse = (0.65, 0.82, 0.9) if pace == "hd-epic" else (0.0, 0.72, 0.85)
+        session, move, browse = (0.5, 0.78, 0.88) if pace == "hd-epic" else (0.0, 0.72, 0.85)
         if r < session:
             p.work_session()
         elif r < move:

@@ -24,17 +24,8 @@ class Placements:
     def on_support(self, support_id: str) -> list[tuple[str, float, float]]:
         return [(o, x, y) for o, (s, x, y) in self.where.items() if s == support_id]
 
-    def free_spot(
-        self,
-        support: SupportSpec,
-        obj: str,
-        rng: Random,
-        near: tuple[float, float] | None = None,
-        reach_m: float = 0.0,
-    ) -> tuple[float, float] | None:
-        """A random free (x, y) for ``obj`` on ``support``, or None when it does not fit. With ``near`` (a
-        floor point) the spot is drawn among the free ones within ``reach_m`` of it when there are any, else
-        it is the free spot closest to it."""
+    def free_spot(self, support: SupportSpec, obj: str, rng: Random) -> tuple[float, float] | None:
+        """A random free (x, y) for ``obj`` on ``support``, or None when it does not fit."""
         r, h = self.radius[obj], self.height[obj]
         if h > support.clearance:
             return None
@@ -62,9 +53,5 @@ class Placements:
         idx = np.flatnonzero(ok)
         if len(idx) == 0:
             return None
-        if near is not None:
-            d = np.hypot(cand[idx, 0] - near[0], cand[idx, 1] - near[1])
-            within = idx[d <= reach_m]
-            idx = within if len(within) else idx[[int(np.argmin(d))]]
         k = int(idx[rng.randrange(len(idx))])
         return round(float(cand[k, 0]), 4), round(float(cand[k, 1]), 4)
