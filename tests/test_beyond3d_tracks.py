@@ -176,3 +176,36 @@ def test_tracks_need_a_camera_and_poses() -> None:
     ep = hand_made_episode().model_copy(update={"poses": None})
     with pytest.raises(InputFileError, match="camera poses"):
         build_tracks(ep)
+
+
+def drawer_episode() -> Episode:
+    """A drawer (open 20–30 s, sliding 0.6 m out towards the camera) behind a panel that hides its closed
+    position but not its open one; a mug rests in it the whole time."""
+    times = np.arange(0, 41, 1.0)
+    fixtures = (
+        Fixture(
+            id="K_drawer.001", label="drawer.001", type="drawer", openable=True,
+            box=Box3D.from_min_max([-0.3, 1.7, 0.4], [0.3, 2.3, 0.8]), open_intervals=(Interval(start_s=20, end_s=30),),
+            meta={"open_offset_m": [0.0, -0.6, 0.0]},
+        ),
+        Fixture(id="K_panel.001", label="panel.001", type="panel", box=Box3D.from_min_max([-0.5, 1.6, 0.3], [0.5, 1.65, 0.9])),
+    )  # fmt: skip
+    mug = EpisodeObject(
+        id="m", category="mug", name="red mug", initial_position=(0.0, 2.0, 0.6), initial_fixture="K_drawer.001",
+        movements=(Movement(start_s=2, end_s=3, start_position=(0.0, 1.0, 0.6), end_position=(0.0, 2.0, 0.6), end_fixture="K_drawer.001"),),
+    )  # fmt: skip
+    pose = look_at(EYE, [0.0, 1.4, 0.6])
+    return Episode(
+        id="drawer", duration_s=40.0, fps=30.0, camera=PinholeCamera.from_fov(160, 120, 90.0),
+        poses=PoseTrack(times, np.stack([pose for _ in times])), fixtures=fixtures, objects=(mug,),
+    )  # fmt: skip
+
+
+def test_an_open_drawers_content_is_judged_where_the_drawer_holds_it() -> None:
+    tr = build_tracks(drawer_episode())
+    row = tr.row("m")
+    states = _states(tr, "m")
+    assert states[20:31] == [DETECTED_VISIBLE] * 11  # out with the drawer, in front of the panel
+    assert set(states[4:20] + states[31:]) == {OCCLUDED}  # in the closed drawer, behind the panel
+    assert np.allclose(tr.positions[row, 25], (0.0, 1.4, 0.6))
+    assert np.allclose(tr.positions[row, 15], (0.0, 2.0, 0.6))

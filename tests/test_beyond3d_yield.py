@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
 from sim_worlds import sim_kitchens
 
@@ -15,6 +17,21 @@ def test_twenty_minutes_of_kitchen_fill_thirty_balanced_anchors(tmp_path: Path) 
     report = build_beyond3d([worlds], tmp_path / "b", BuildConfig(anchors=30, controls=30, detections="none"))
     assert report.shortfall is None and report.anchors == 30, report.lines()
     assert report.controls == 30
+
+
+#: the seeds that fall short of 30 (22–26 anchors, README "Kitchen story pace"): a floor against regressions
+WORST_SEEDS = (1, 7, 10, 15)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", WORST_SEEDS)
+def test_the_worst_seeds_still_hold_twenty_balanced_anchors(tmp_path: Path, seed: int) -> None:
+    worlds = sim_kitchens(tmp_path / "w", episodes=4, minutes=5.0, seed=seed, render=False)
+    # asked for more than the world holds, the build delivers the largest exactly balanced set it finds
+    report = build_beyond3d(
+        [worlds], tmp_path / "b", BuildConfig(anchors=1000, controls=0, detections="none")
+    )
+    assert report.anchors >= 20, report.lines()
 
 
 def test_story_pace_is_hd_epics(data_dir: Path) -> None:
