@@ -115,7 +115,7 @@ def capped_selection(
     forms = {c.id: f for c in cands if (f := question_forms(contexts, c, memo))}
     slots = round(RELEASE_THREE_SHARE * len(sel.anchors))
     for slack in SLACKS:
-        out = allowance_selection(sel, cands, forms, slots, slack)
+        out = allowance_selection(sel, cands, forms, slots, slack, seed=seed)
         if out is not None:
             return out, short
     return sel, short
