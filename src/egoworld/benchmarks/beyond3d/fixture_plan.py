@@ -86,7 +86,7 @@ def allowance(plan: dict[tuple, FixtureQuestion]) -> dict[str, float]:
     """Per label: ``Σ 1 / k`` over the planned questions that may show it."""
     out: Counter[str] = Counter()
     for q in plan.values():
-        for lab in set(q.pool):
+        for lab in dict.fromkeys(q.pool):
             out[lab] += 1.0 / q.options
     return dict(out)
 

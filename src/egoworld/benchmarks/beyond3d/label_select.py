@@ -158,7 +158,7 @@ def allowance_selection(
     for i, c in enumerate(pool):
         for f, fm in enumerate(forms[c.id]):
             j = index[("form", i, f)]
-            for lab in set(fm.pool):
+            for lab in dict.fromkeys(fm.pool):  # not a set: the row order must not follow string hashing
                 labels[lab].append((j, (1.0 if lab == fm.gold else 0.0) - 1.0 / fm.options))
     for entries in labels.values():
         if any(v > 0 for _, v in entries):
@@ -167,13 +167,11 @@ def allowance_selection(
     for j, (kind, i, _) in enumerate(var):
         if kind == "y":
             cost[j] = -1.0 if pool[i].id in kept else 0.0
-    integer = np.array([kind != "dev" for kind, _, _ in var], dtype=float)
-    upper = np.array([np.inf if kind == "dev" else 1.0 for kind, _, _ in var])
     a = coo_array((vals, (rows, cols)), shape=(len(lo), len(var))).tocsr()
     res = milp(
         c=cost,
-        integrality=integer,
-        bounds=(np.zeros(len(var)), upper),
+        integrality=np.ones(len(var)),
+        bounds=(np.zeros(len(var)), np.ones(len(var))),
         constraints=LinearConstraint(a, np.array(lo), np.array(hi)),
         options={"time_limit": time_limit, "mip_rel_gap": GAP, "node_limit": NODES},
     )
@@ -183,7 +181,7 @@ def allowance_selection(
     chosen = [pool[i] for j, (kind, i, _) in enumerate(var) if kind == "y" and x[j]]
     pick: dict[str, dict[tuple, object]] = defaultdict(dict)
     for j, (kind, i, value) in enumerate(var):
-        if kind not in ("y", "dev") and x[j]:
+        if kind != "y" and x[j]:
             pick[kind][pool[i].id] = forms[pool[i].id][value].gold if kind == "form" else value
     return Selection(
         anchors=sorted(chosen, key=lambda c: c.id),
