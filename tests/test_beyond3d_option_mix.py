@@ -145,9 +145,12 @@ def _sample(i: int, k: int, task: str) -> Sample:
 @pytest.mark.slow  # 440 kitchen minutes, ground truth only (no rendering), and a 1,000-anchor build
 def test_fixture_chance_of_a_1000_anchor_build(tmp_path: Path) -> None:
     """A text-only build of the paper's 1,000 out-of-sight anchors from unrendered sim kitchens (the build
-    reads no pixels with detections "none") has the release's Nearest Fixture chance."""
+    reads no pixels with detections "none") has the release's Nearest Fixture chance, and a constant
+    guess of any of its gold labels (the ``prior``'s rule) stays within the blind check's tolerance."""
     from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
     from sim_worlds import sim_kitchens
+    from test_blind_prior import TOLERANCE
+    from test_blind_prior_beyond3d import label_guesses
 
     worlds = sim_kitchens(tmp_path / "w", episodes=40, minutes=11.0, seed=0, render=False)
     report = build_beyond3d(
@@ -157,6 +160,9 @@ def test_fixture_chance_of_a_1000_anchor_build(tmp_path: Path) -> None:
     nf = [s for s in report.bench.samples if s.task == "nearest_fixture"]
     assert len(nf) == 1000 and Counter(len(s.choices) for s in nf) == {3: 202, 5: 798}
     assert abs(report.bench.manifest.tasks["nearest_fixture"].chance - RELEASE_CHANCE) <= 0.5
+    guesses, chance = label_guesses(report.bench.root)  # no gold label's blind guess beats chance
+    over = {lab: acc for lab, acc in guesses.items() if acc - chance > TOLERANCE}
+    assert not over and len(guesses) > 10, (over, chance)
 
 
 KINDS = ("cupboard", "drawer", "sink", "hob", "fridge", "shelf")
