@@ -5,9 +5,9 @@ blind guess of the most frequent gold label would beat chance unless that label 
 distractor as often as its gold share asks: a label that is the answer of ``g`` questions must be shown
 in about ``g / chance`` of them, so that, when shown, it is right at the chance rate. `LabelBalance`
 counts, while the questions are written in order, how far each label is from that target; the option
-sampler offers the labels furthest behind first (seeded order among equals). The guess falls back on its
-most frequent gold position where its label is not shown, so the builder balances the gold positions of
-those questions apart (`shows_label` groups for `letters.balance_letters`).
+sampler offers the labels furthest behind first (seeded order among equals). The guess falls back on the
+most frequent gold position where its label is not shown, so `balance_label_guesses` exchanges gold
+positions between questions of the same option count until no label's guess gains there either.
 """
 
 from __future__ import annotations
