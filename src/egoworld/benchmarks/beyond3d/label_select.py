@@ -6,8 +6,8 @@ selection and picks the same number of anchors from the pool with exactly its cl
 (object–camera quadrant and distance bin, object–object clock range and distance bin, both
 chronological ranks), one anchor per uniqueness key, no more 3-option questions than the release's
 share, and every label's gold count at most its allowance plus ``slack``: a mixed-integer program
-(scipy's HiGHS) that keeps as many of the given anchors as it can (the query-time × horizon strata are
-soft quotas: they move with the replaced anchors). Each anchor is assigned its object–object cell, its
+(scipy's HiGHS) that keeps as many of the given anchors as it can; the query-time × horizon strata are
+soft quotas: none drops below the emptiest of ``sel``'s (or below its own count there, if lower). Each anchor is assigned its object–object cell, its
 ranks and its question form (a counter placement of a 3–4-area kitchen asks for the counter area with 3
 options or for the fixture type, gold "counter", with 5). None when no such set exists (or none is found
 within the node limit). Large pools are sampled (`MAX_POOL`): the 1,000-anchor test build chooses from
@@ -146,6 +146,16 @@ def allowance_selection(
     for key in sorted(set(targets) | set(members), key=str):
         entries = [(j, 1.0) for j in members.get(key, [])]
         row(entries, targets.get(key, 0), targets.get(key, 0))
+    strata: dict[tuple, list[int]] = defaultdict(list)
+    for i, c in enumerate(pool):
+        strata[c.stratum].append(index[("y", i, None)])
+    held = defaultdict(int, {s: 0 for s in strata})
+    for c in sel.anchors:
+        held[c.stratum] += 1
+    emptiest = min((v for v in held.values() if v), default=0)
+    for s in sorted(strata):  # none drops below the emptiest of ``sel``'s strata
+        if min(held[s], emptiest):
+            row([(j, 1.0) for j in strata[s]], min(held[s], emptiest), np.inf)
     # the release's 3-option share, and every label within its allowance
     small = [
         index[("form", i, f)]
