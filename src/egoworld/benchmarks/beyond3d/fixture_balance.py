@@ -42,8 +42,8 @@ def balance_label_guesses(samples: Sequence[Sample], task: str, max_swaps: int =
     """``samples`` with the gold positions of ``task``'s questions exchanged between questions of the same
     option count (so every position keeps its count) until a constant guess of any gold label, falling
     back on the most frequent gold position where the label is not shown (the ``prior`` baseline's
-    rule), scores as near chance as such exchanges get: the largest distance first, then the sum of
-    squares. Deterministic (the first best exchange in sample order)."""
+    rule), gains as little over chance as such exchanges get: the largest gain first, then the sum of
+    the squared gains. Deterministic (the first best exchange in sample order)."""
     import numpy as np
 
     out = list(samples)
@@ -64,14 +64,15 @@ def balance_label_guesses(samples: Sequence[Sample], task: str, max_swaps: int =
     for _ in range(max_swaps):
         holds = pos == fb
         dev = base + hidden[holds].sum(axis=0)
-        best = (float(np.max(np.abs(dev))), float(np.sum(dev**2)))
+        gain = np.maximum(dev, 0.0)  # a guess below chance gains nothing: only the gains count
+        best = (float(np.max(gain)), float(np.sum(gain**2)))
         pick = None
         for a in np.flatnonzero(holds):
             others = np.flatnonzero(~holds & (ks == ks[a]))
             if not len(others):
                 continue
-            trial = dev - hidden[a] + hidden[others]
-            worst, squares = np.max(np.abs(trial), axis=1), np.sum(trial**2, axis=1)
+            trial = np.maximum(dev - hidden[a] + hidden[others], 0.0)
+            worst, squares = np.max(trial, axis=1), np.sum(trial**2, axis=1)
             j = int(np.lexsort((squares, np.round(worst, 9)))[0])
             score = (float(round(worst[j], 9)), float(squares[j]))
             if score < (round(best[0], 9), best[1]) and (pick is None or score < pick[0]):
