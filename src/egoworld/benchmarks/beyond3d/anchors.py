@@ -252,7 +252,7 @@ class Selection:
     wanted: int
     pool: int
     nf_label: dict[tuple, str] = field(default_factory=dict)
-    """the Nearest Fixture gold label assigned under `select.LabelCaps` (empty without caps)"""
+    """the Nearest Fixture gold label `label_select.allowance_selection` assigned (empty when it did not run)"""
 
     @property
     def short(self) -> int:

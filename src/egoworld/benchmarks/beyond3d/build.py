@@ -40,15 +40,9 @@ from egoworld.benchmarks.beyond3d.build_common import (
     source_hashes,
 )
 from egoworld.benchmarks.beyond3d.detections import DetectionTable
-from egoworld.benchmarks.beyond3d.fixture_balance import LabelBalance, leading_label, shows_label
-from egoworld.benchmarks.beyond3d.fixture_caps import capped_selection
-from egoworld.benchmarks.beyond3d.fixtures import (
-    counter_area_labels,
-    counter_options,
-    fixture_options,
-    max_options,
-    release_option_counts,
-)
+from egoworld.benchmarks.beyond3d.fixture_balance import LabelBalance, balance_label_guesses
+from egoworld.benchmarks.beyond3d.fixture_plan import capped_selection, plan_questions
+from egoworld.benchmarks.beyond3d.fixtures import counter_area_labels, fixture_options
 from egoworld.benchmarks.beyond3d.letters import balance_letters, letter_counts
 from egoworld.benchmarks.beyond3d.questions import (
     EpisodeContext,
@@ -254,13 +248,9 @@ def build_beyond3d(
 
 
 def _balanced_letters(samples: list[Sample], seed: int) -> list[Sample]:
-    """Gold positions balanced per (task, options); Nearest Fixture's also within the questions that do not
-    show its leading gold label (where a blind guess of that label falls back on a position)."""
-    lead = leading_label(s for s in samples if s.task == NEAREST_FIXTURE)
-    if lead is None:
-        return balance_letters(samples, seed)
-    shows = shows_label(lead)
-    return balance_letters(samples, seed, lambda s: shows(s) if s.task == NEAREST_FIXTURE else None)
+    """Gold positions balanced per (task, options); Nearest Fixture's then exchanged within each option
+    count so that a blind guess of any gold label (falling back on a position) stays at chance."""
+    return balance_label_guesses(balance_letters(samples, seed), NEAREST_FIXTURE)
 
 
 def _has_fixture(ctx: EpisodeContext, c: Candidate, memo: dict) -> bool:
@@ -279,8 +269,9 @@ def _samples(contexts: list[EpisodeContext], sel, controls, tasks: list[str], se
         (c.episode, c.query_s, c.obj, 1, c) for c in controls
     ]
     out: list[Sample] = []
-    nf = _option_counts(contexts, sel.anchors, seed) if NEAREST_FIXTURE in tasks else {}
-    balance = _label_balance(contexts, sel.anchors, nf) if nf else None
+    plan = plan_questions(contexts, sel, seed) if NEAREST_FIXTURE in tasks else {}
+    nf = {i: q.options for i, q in plan.items()}
+    balance = _label_balance(plan) if plan else None
     for _, _, _, kind, c in sorted(items, key=lambda x: x[:4]):
         ctx = contexts[c.episode]
         if kind == 1:
@@ -294,34 +285,11 @@ def _samples(contexts: list[EpisodeContext], sel, controls, tasks: list[str], se
     return out
 
 
-def _option_counts(contexts: list[EpisodeContext], anchors, seed: int) -> dict:
-    """Nearest Fixture options per anchor in the official release's 3 / 5 mix (chance 22.7 %)."""
-    maxima, small_areas = {}, set()
-    for c in anchors:
-        ctx = contexts[c.episode]
-        gold = fixture_at(ctx, c)
-        if gold is not None:
-            maxima[c.id] = max_options(ctx.episode.fixtures, gold, ctx.counter_labels)
-            if counter_options(ctx.episode.fixtures, gold, ctx.counter_labels) == 3:
-                small_areas.add(c.id)
-    return release_option_counts(maxima, seeded_rng(seed, "nearest-fixture-options"), first=small_areas)
-
-
-def _label_balance(contexts: list[EpisodeContext], anchors, counts: dict) -> LabelBalance:
-    """The gold label of every Nearest Fixture question (fixed by its option count) and the build's
-    chance, for distractors that keep a constant-label guess at chance."""
-    golds = []
-    for c in anchors:
-        ctx = contexts[c.episode]
-        gold = fixture_at(ctx, c)
-        if gold is not None and c.id in counts:
-            opts = fixture_options(
-                ctx.episode.fixtures, gold, seeded_rng(0, "gold"), ctx.counter_labels, counts[c.id]
-            )
-            if opts is not None:
-                golds.append(opts[1][opts[3]])
-    chance = sum(1 / n for n in counts.values()) / len(counts)
-    return LabelBalance(golds, chance)
+def _label_balance(plan: dict) -> LabelBalance:
+    """The planned gold label of every Nearest Fixture question and the build's chance, for distractors
+    that keep a constant-label guess at chance."""
+    chance = sum(1 / q.options for q in plan.values()) / len(plan)
+    return LabelBalance([q.gold for q in plan.values()], chance)
 
 
 def balance_summary(samples: Sequence[Sample]) -> dict:

@@ -16,9 +16,6 @@ variable at 1,000), and so must the chronological rank of both timestamp questio
 3. **Refit** — when anchors are still missing, the marginal deficits are fitted onto the types of the
    unused candidates, their quotas added, and the greedy resumes; repeated while it makes progress.
 
-With `LabelCaps` a candidate is also assigned one of its Nearest Fixture gold labels, no label above its
-cap (the same `CapacitatedAssignment`, so the class quotas stay exact and a capped pool gives fewer anchors).
-
 So every full selection is exactly balanced; a pool that cannot fill the quotas gives fewer anchors.
 """
 
@@ -26,7 +23,6 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
 from itertools import product
 
 from egoworld.benchmarks.beyond3d.anchors import (
@@ -194,32 +190,14 @@ def availability(cands: list[Candidate], used: set) -> dict[tuple, int]:
     return {t: len(v) for t, v in keys.items()}
 
 
-@dataclass(frozen=True)
-class LabelCaps:
-    """Nearest Fixture gold labels per candidate id (its possible labels; a candidate not named is not
-    capped) and the most anchors a label may hold (labels not named are not capped)."""
-
-    options: dict[tuple, tuple[str, ...]]
-    caps: dict[str, int] = field(default_factory=dict)
-
-    def capacity(self, n: int) -> dict[str, int]:
-        labels = {lab for opts in self.options.values() for lab in opts}
-        return {lab: min(self.caps.get(lab, n), n) for lab in sorted(labels)}
-
-
 class _State:
-    def __init__(
-        self, n: int, seed: int, needs: Needs, types: dict, order: dict | None = None,
-        labels: LabelCaps | None = None,
-    ):  # fmt: skip
+    def __init__(self, n: int, seed: int, needs: Needs, types: dict, order: dict | None = None):
         self.n, self.seed, self.needs = n, seed, needs
         order = order or {}
         self.types = CapacitatedAssignment(types) if needs.spatial else None
         lv, lp = rank_capacity(n, seed, "lv", order.get("lv")), rank_capacity(n, seed, "lp", order.get("lp"))
         self.lv = CapacitatedAssignment(lv) if needs.last_visible else None
         self.lp = CapacitatedAssignment(lp) if needs.last_placement else None
-        self.label_options = labels.options if labels is not None else {}
-        self.labels = CapacitatedAssignment(labels.capacity(n)) if labels is not None else None
         self.used: set = set()
         self.chosen: list[Candidate] = []
         self.per_stratum: dict = defaultdict(int)
@@ -230,11 +208,7 @@ class _State:
         rng = seeded_rng(self.seed, "options", *c.id)
         added = []
         kinds = [only] if only is not None else types_of(c) if self.needs.spatial else []
-        labels = self.labels if c.id in self.label_options else None  # no label options: not capped
-        for assign, opts in (
-            (self.types, kinds), (self.lv, c.lv_ranks), (self.lp, c.lp_ranks),
-            (labels, self.label_options.get(c.id, ())),
-        ):  # fmt: skip
+        for assign, opts in ((self.types, kinds), (self.lv, c.lv_ranks), (self.lp, c.lp_ranks)):
             if assign is None:
                 continue
             opts = list(opts)
@@ -253,7 +227,7 @@ class _State:
         self.chosen.remove(c)
         self.used.discard(c.key)
         self.per_stratum[c.stratum] -= 1
-        for assign in (self.types, self.lv, self.lp, self.labels):
+        for assign in (self.types, self.lv, self.lp):
             if assign is not None and c.id in assign.assigned:
                 assign.remove(c.id)
 
@@ -306,16 +280,14 @@ def select_anchors(
     seed: int,
     needs: Needs = Needs(),
     order: dict | None = None,
-    labels: LabelCaps | None = None,
 ) -> Selection:
     """``n`` out-of-sight anchors (fewer when the pool cannot satisfy the quotas). ``order`` (keys
     ``types``: the four class lists, ``lv`` / ``lp``: ranks) says which classes get the extra units when
-    ``n`` does not divide evenly (default: seed-determined); ``labels``: Nearest Fixture gold-label caps
-    (a candidate without label options is not capped)."""
+    ``n`` does not divide evenly (default: seed-determined)."""
     marginals = class_marginals(n, seed, (order or {}).get("types"))
     avail = availability(cands, set()) if needs.spatial else {}
     quota = fit_types(avail, marginals) if needs.spatial else {}
-    state = _State(n, seed, needs, quota, order, labels)
+    state = _State(n, seed, needs, quota, order)
     _pass(state, cands, quota, avail, capped=True)
     for _ in range(MAX_REFITS if needs.spatial else 0):
         if len(state.chosen) >= n:
@@ -344,7 +316,6 @@ def select_anchors(
         lp_rank=dict(state.lp.assigned) if state.lp else {},
         wanted=n,
         pool=len(cands),
-        nf_label=dict(state.labels.assigned) if state.labels else {},
     )
 
 
