@@ -259,6 +259,10 @@ def paper_sets(root: Path, scale: float, ray: bool) -> dict[str, object]:
         want = (round(ANCHORS * scale), round(CONTROLS * scale))
         # Ray makes the kitchens the local run ended with
         jobs = set_jobs("kitchens", scale=scale) if executor == "local" else jobs
+        # a resumed folder keeps the kitchens an earlier run added, so the set (and Ray's copy) holds them too
+        before = sum(1 for p in (out / "kitchens").glob("kitchen_*") if p.is_dir())
+        if executor == "local" and before > len(jobs):
+            jobs = jobs + kitchen_jobs(before - len(jobs), start=len(jobs))
         kitchen_s, kitchen_cpu, made, built, build_s = 0.0, 0.0, 0, (0, 0), 0.0
         for _ in range(4):
             k = make_paper_set(
