@@ -3,14 +3,17 @@
 The context is moderngl on EGL (Mesa's llvmpipe software rasteriser on a CPU-only machine; a GPU driver
 when there is one), falling back to OSMesa. Primitives are drawn instanced: one template mesh per shape
 (unit box, cylinder, sphere) and one row of per-primitive data (centre, rotation, half sizes, look, id).
-One pass writes three colour attachments: shaded RGB, the instance id (``R32I``) and the range
-(``R32F``: distance from the camera centre to the drawn surface), so ids and depth describe exactly what
-the RGB shows. The fragment shader is compiled once per pattern code, lamp and haze (`fragment_shader`):
+One pass writes one colour attachment (``RG32UI``: the shaded RGB packed in one word, the instance id in the
+other) and a 32-bit float depth buffer holding near / z (`depth_mapping`), from which the renderer recovers
+the range (distance from the camera centre to the drawn surface), so ids and depth describe exactly what the
+RGB shows. (Each attachment costs llvmpipe a write per fragment: three attachments — RGB, id, range — cost
+about 10 % more per frame.) The fragment shader is compiled once per pattern code, lamp and haze (`fragment_shader`):
 llvmpipe runs every branch of a shader, so each variant carries only its own.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 from typing import Any
 
@@ -33,7 +36,7 @@ in vec3 i_color; in vec3 i_color2;
 in vec3 i_misc;     // pattern code, pattern scale, instance id
 uniform mat4 face_from_world;  // rows: camera frame (x right, y down, z forward)
 uniform vec4 proj;             // 2fx/W, 2fy/H, (2cx+1)/W - 1, (2cy+1)/H - 1
-uniform vec2 depth_ab;         // clip.z = a*z + b
+uniform vec2 depth_ab;         // clip.z = a*z + b: window depth near / z (`depth_mapping`)
 out vec3 v_world; out vec3 v_local; out vec3 v_nrm_local; out vec3 v_nrm;
 flat out vec3 v_half; flat out vec3 v_color; flat out vec3 v_color2; flat out vec3 v_misc;
 void main() {
@@ -58,9 +61,7 @@ uniform float lamp_power; // 0: no lamp
 uniform vec3 haze_color;
 uniform float haze_m;     // 0: no haze
 uniform sampler2D grain;  // tileable noise texture (`grain_texture`)
-layout(location = 0) out vec4 out_rgb;
-layout(location = 1) out int out_id;
-layout(location = 2) out float out_range;
+layout(location = 0) out uvec2 out_rgb_id;  // RGB8 packed (r | g << 8 | b << 16), instance id
 
 float cell_hash(vec3 c) {
     ivec3 i = ivec3(c);
@@ -124,14 +125,12 @@ void main() {
     vec3 ef = mix(e, vec3(1e3), greaterThan(abs(nl), vec3(0.9)));
     float edge = min(min(ef.x, ef.y), ef.z);
     light *= 0.82 + 0.18 * smoothstep(0.0, 0.012, edge);
-    float range = length(v_world - eye);
     vec3 rgb = base * light + vec3(spec);
 #if HAZE
-    rgb = mix(rgb, haze_color, clamp(range / haze_m, 0.0, 1.0));
+    rgb = mix(rgb, haze_color, clamp(length(v_world - eye) / haze_m, 0.0, 1.0));
 #endif
-    out_rgb = vec4(clamp(rgb, 0.0, 1.0), 1.0);
-    out_id = int(v_misc.z + 0.5);
-    out_range = range;
+    uvec3 c8 = uvec3(clamp(rgb, 0.0, 1.0) * 255.0 + 0.5);
+    out_rgb_id = uvec2(c8.r | (c8.g << 8u) | (c8.b << 16u), uint(int(v_misc.z + 0.5)));
 }
 """
 
@@ -147,6 +146,14 @@ def fragment_shader(pattern: int, lamp: bool, haze: bool) -> str:
 
 
 _CONTEXT: dict[int, Any] = {}
+_BACKEND: dict[int, str | None] = {}  # the backend each process's context was made with
+_ZERO_TO_ONE: dict[int, bool] = {}  # whether glClipControl set window depth = clip z / w (no remapping)
+
+# OpenGL enums the raw calls below use (moderngl has no calls for them)
+_GL_RENDERBUFFER = 0x8D41
+_GL_DEPTH_COMPONENT32F = 0x8CAC
+_GL_LOWER_LEFT = 0x8CA1
+_GL_ZERO_TO_ONE = 0x935F
 
 
 def moderngl_module() -> Any:
@@ -177,7 +184,59 @@ def context() -> Any:
         ctx.gc_mode = "context_gc"
         _CONTEXT.clear()
         _CONTEXT[pid] = ctx
+        _BACKEND[pid] = backend
+        clip_control = _gl_function("glClipControl", ctypes.c_uint, ctypes.c_uint)
+        _ZERO_TO_ONE[pid] = clip_control is not None and (
+            ctx.version_code >= 450 or "GL_ARB_clip_control" in ctx.extensions
+        )
+        if _ZERO_TO_ONE[pid]:
+            clip_control(_GL_LOWER_LEFT, _GL_ZERO_TO_ONE)  # type: ignore[misc]
     return _CONTEXT[pid]
+
+
+def _gl_function(name: str, *argtypes: Any) -> Any:
+    """A raw OpenGL entry point of the current context (via the backend's GetProcAddress), or None."""
+    import ctypes.util
+
+    backend = _BACKEND.get(os.getpid())
+    lib_name, getter = {
+        "egl": ("EGL", "eglGetProcAddress"),
+        "osmesa": ("OSMesa", "OSMesaGetProcAddress"),
+    }.get(backend or "", ("GL", "glXGetProcAddressARB"))
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library(lib_name) or f"lib{lib_name}.so.1")
+        get = getattr(lib, getter)
+    except (OSError, AttributeError):
+        return None
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
+    address = get(name.encode())
+    return ctypes.CFUNCTYPE(None, *argtypes)(address) if address else None
+
+
+def depth_mapping(near: float) -> tuple[tuple[float, float], bool]:
+    """``(a, b)`` for the vertex shader's clip z = a·z + b (z: distance along the face's axis, w = z) so that
+    the window depth is ``near / z`` — 1 at the near plane, 0 at infinity (drawn with depth test ``>``, cleared
+    to 0) — and whether that depth is exact to float precision: with ``glClipControl`` (GL 4.5 or
+    ARB_clip_control) clip z / w is the window depth itself, so a 32-bit float depth buffer holds near / z to
+    one rounding; without it the window depth is (clip z / w + 1) / 2, rounded near 1 (about 1e-5 of z at 3 m)."""
+    context()
+    if _ZERO_TO_ONE[os.getpid()]:
+        return (0.0, near), True
+    return (-1.0, 2.0 * near), False
+
+
+def depth_renderbuffer(ctx: Any, size: tuple[int, int]) -> tuple[Any, bool]:
+    """A depth renderbuffer of ``size`` and whether it holds 32-bit floats (`depth_mapping`); moderngl makes
+    24-bit ones, so its storage is redefined as ``GL_DEPTH_COMPONENT32F`` where the raw calls are found."""
+    rb = ctx.depth_renderbuffer(size)
+    bind = _gl_function("glBindRenderbuffer", ctypes.c_uint, ctypes.c_uint)
+    storage = _gl_function("glRenderbufferStorage", ctypes.c_uint, ctypes.c_uint, ctypes.c_int, ctypes.c_int)
+    if bind is None or storage is None:
+        return rb, False
+    bind(_GL_RENDERBUFFER, rb.glo)
+    storage(_GL_RENDERBUFFER, _GL_DEPTH_COMPONENT32F, size[0], size[1])
+    bind(_GL_RENDERBUFFER, 0)
+    return rb, True
 
 
 def collect() -> None:

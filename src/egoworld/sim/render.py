@@ -33,6 +33,8 @@ from egoworld.sim.gl import (
     VERTEX_SHADER,
     collect,
     context,
+    depth_mapping,
+    depth_renderbuffer,
     fragment_shader,
     grain_texture,
     moderngl_module,
@@ -52,6 +54,19 @@ class Frame:
     rgb: NDArray[np.uint8]
     depth: NDArray[np.float32]
     ids: NDArray[np.int32]
+
+
+def _rgb_of(words: NDArray[np.uint32]) -> NDArray[np.uint8]:
+    """``(N, 3)`` RGB bytes of words holding R, G, B in their low three bytes (little-endian): four words make
+    three output words (far faster than a strided copy of 3-byte rows)."""
+    n = len(words)
+    pad = -n % 4
+    p = np.concatenate([words, np.zeros(pad, np.uint32)]).reshape(-1, 4) if pad else words.reshape(-1, 4)
+    out = np.empty((len(p), 3), np.uint32)
+    out[:, 0] = (p[:, 0] & 0xFFFFFF) | (p[:, 1] << 24)
+    out[:, 1] = ((p[:, 1] >> 8) & 0xFFFF) | (p[:, 2] << 16)
+    out[:, 2] = ((p[:, 2] >> 16) & 0xFF) | (p[:, 3] << 8)
+    return out.view(np.uint8).reshape(-1, 3)[:n]
 
 
 class Renderer:
@@ -77,7 +92,6 @@ class Renderer:
         # every output pixel's atlas pixel; pixels outside the image read the spare one (never drawn)
         self._lut_full = np.full(h * w, self._atlas.spare, np.int64)
         self._lut_full[valid_flat] = self._atlas.lookup
-        self._valid_full = valid.ravel()
         self._rays_full = rays.reshape(-1, 3).astype(np.float32)
         collect()  # free what earlier renderers left behind before allocating
         ctx = context()
@@ -86,14 +100,31 @@ class Renderer:
         self._programs: dict[tuple[int, bool, bool], Any] = {}
         self._lighting_names: dict[int, list[str]] = {}  # the lighting uniforms each program uses
         size = (self._atlas.width, self._atlas.height)
+        # one colour attachment (RGB8 packed and the instance id: one write and one read per pixel) and the
+        # depth buffer, from which the range is recovered (`depth_mapping`: window depth near / z)
+        self._depth_ab, exact = depth_mapping(near)
+        depth, float_depth = depth_renderbuffer(ctx, size)
+        self.exact_depth = exact and float_depth  # else the range is good to about 1e-5 of itself
         self._fbo = ctx.framebuffer(
-            color_attachments=[
-                ctx.renderbuffer(size, 4),
-                ctx.renderbuffer(size, 1, dtype="i4"),
-                ctx.renderbuffer(size, 1, dtype="f4"),
-            ],
-            depth_attachment=ctx.depth_renderbuffer(size),
+            color_attachments=[ctx.renderbuffer(size, 2, dtype="u4")], depth_attachment=depth
         )
+        self._fbo.clear(depth=0.0)  # once: the spare pixel (never drawn) stays id 0, black
+        n_atlas = size[0] * size[1]
+        self._words = np.empty(n_atlas, np.uint64)  # read-back buffers, reused
+        self._dbuf = np.empty(n_atlas, np.float32)
+        # per output pixel: range = near * |ray through the centre of the face pixel it reads| / depth, where
+        # that ray is (x, y, 1) in the face's frame; nan outside the image
+        norm = np.zeros((size[1], size[0]))
+        for face in self._atlas.faces:
+            fc = face.camera
+            x = (np.arange(fc.width) - fc.cx) / fc.fx
+            y = (np.arange(fc.height) - fc.cy) / fc.fy
+            norm[face.y0 : face.y0 + fc.height, face.x0 : face.x0 + fc.width] = np.sqrt(
+                1.0 + x[None, :] ** 2 + y[:, None] ** 2
+            )
+        range_k = np.full(h * w, np.nan, np.float32)
+        range_k[valid_flat] = near * norm.ravel()[self._atlas.lookup]
+        self._range_k = range_k
         grain = grain_texture()
         self._grain = ctx.texture(grain.shape[::-1], 1, grain.tobytes())
         # bilinear: nearest-texel grain saves 6-11 % of a frame's CPU in llvmpipe, but its texel steps flicker
@@ -106,7 +137,6 @@ class Renderer:
         self._inst_buf: dict[tuple[int, int, int], object] = {}
         self._vaos: dict[tuple[int, int, int, bool, bool], object] = {}
         self._moderngl = moderngl
-        gl_far = far * 4 + 10.0
         self._proj = [
             (
                 2 * f.camera.fx / f.camera.width,
@@ -116,7 +146,6 @@ class Renderer:
             )
             for f in self._atlas.faces
         ]
-        self._depth_ab = ((gl_far + near) / (gl_far - near), -2 * gl_far * near / (gl_far - near))
 
     def _program(self, pattern: int, lamp: bool, haze: bool) -> Any:
         """The shading program of one pattern code with or without lamp and haze (compiled once)."""
@@ -190,9 +219,10 @@ class Renderer:
         buf.write(rows.tobytes())  # type: ignore[attr-defined]
         return self._vaos[vkey]
 
-    def _draw(self, prims: PrimitiveSet, pose: NDArray, lt: Lighting) -> tuple[NDArray, NDArray, NDArray]:
-        """Draw every face; the face buffers ``(rgba (N,) uint32, ids (N,), range (N,))`` over all face pixels
-        (alpha 0 where nothing was drawn)."""
+    def _draw(self, prims: PrimitiveSet, pose: NDArray, lt: Lighting) -> tuple[NDArray, NDArray]:
+        """Draw every face; the atlas's buffers ``(words (N,) uint64, depth (N,) float32)``: per pixel RGB8 packed
+        in the low 24 bits and the instance id in the high 32, and the window depth near / z (0: nothing drawn).
+        Both are reused by the next call."""
         ctx, mgl = self._ctx, self._moderngl
         origin = pose[:3, 3]
         keep = np.flatnonzero(
@@ -200,8 +230,9 @@ class Renderer:
         )
         fbo = self._fbo
         fbo.use()
-        fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)  # range 0: nothing drawn (told apart from id 0)
+        fbo.clear(depth=0.0)  # depth 0: infinitely far, nothing drawn
         ctx.enable(mgl.DEPTH_TEST | mgl.CULL_FACE)
+        ctx.depth_func = ">"
         ctx.front_face = "cw"
         self._grain.use(location=0)
         mode = (lt.lamp_power > 0, lt.haze_m > 0)
@@ -257,28 +288,26 @@ class Renderer:
                     prog["proj"].value = proj
                 vao.render(mgl.TRIANGLES, instances=int(b - a))  # type: ignore[attr-defined]
         ctx.finish()
-        rgb = np.frombuffer(fbo.read(components=3, attachment=0), np.uint8).reshape(-1, 3)
-        ids = np.frombuffer(fbo.read(components=1, attachment=1, dtype="i4"), np.int32)
-        rng = np.frombuffer(fbo.read(components=1, attachment=2, dtype="f4"), np.float32)
-        return rgb, ids, rng
+        fbo.read_into(self._words, components=2, attachment=0, dtype="u4")
+        fbo.read_into(self._dbuf, attachment=-1, dtype="f4")
+        return self._words, self._dbuf
 
     def render(self, prims: PrimitiveSet, world_from_camera: NDArray, background: Background) -> Frame:
         """Render the primitives (and background) seen from pose ``world_from_camera`` (4×4)."""
         pose = np.asarray(world_from_camera, dtype=np.float64)
         # the background last: the depth test then skips shading most of it (drawn over by the scene)
         scene = PrimitiveSet.concat([prims, background.parts(pose[:3, 3], self.far)])
-        rgb_f, ids_f, rng_f = self._draw(scene, pose, background.lighting())
+        words_f, depth_f = self._draw(scene, pose, background.lighting())
         lut = self._lut_full
-        rgb = np.take(rgb_f, lut, axis=0)
-        ids = np.take(ids_f, lut)
-        depth = np.take(rng_f, lut)
-        # never drawn (the range buffer is cleared to 0; a drawn surface lies ≥ near): outside the image
-        # (the spare pixel), or a ray that met nothing
-        undrawn = np.flatnonzero(depth <= 0.0)
-        ids[undrawn] = 0
-        depth[undrawn] = np.nan
-        undrawn = undrawn[self._valid_full[undrawn]]
+        words = np.take(words_f, lut).view(np.uint32).reshape(-1, 2)
+        ids = words[:, 1].view(np.int32).copy()
+        rgb = _rgb_of(words[:, 0])
+        # the range: nan outside the image, inf where nothing was drawn
+        with np.errstate(divide="ignore", invalid="ignore"):
+            depth = self._range_k / np.take(depth_f, lut)
+        undrawn = np.flatnonzero(np.isinf(depth))
         if len(undrawn):  # the sky (or a crack between background slabs): the background's own colour
+            ids[undrawn] = 0
             r = pose[:3, :3].astype(np.float32)
             d = self._rays_full[undrawn]
             dirs = d[:, 0:1] * r[:, 0] + d[:, 1:2] * r[:, 1] + d[:, 2:3] * r[:, 2]
