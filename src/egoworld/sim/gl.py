@@ -25,8 +25,7 @@ INSTALL_HINT = (
     "OSMesa libraries (Debian/Ubuntu: `apt-get install -y libegl1 libgl1-mesa-dri libosmesa6`)"
 )
 
-VERTEX_SHADER = """
-#version 330
+_VERTEX_BODY = """
 in vec3 t_pos;      // template vertex (unit shape)
 in vec3 t_nrm;      // template normal (before scaling by 1/half)
 in vec3 i_center;
@@ -37,14 +36,34 @@ in vec3 i_misc;     // pattern code, pattern scale, instance id
 uniform mat4 face_from_world;  // rows: camera frame (x right, y down, z forward)
 uniform vec4 proj;             // 2fx/W, 2fy/H, (2cx+1)/W - 1, (2cy+1)/H - 1
 uniform vec2 depth_ab;         // clip.z = a*z + b: window depth near / z (`depth_mapping`)
-out vec3 v_world; out vec3 v_local; out vec3 v_nrm_local; out vec3 v_nrm;
+out vec3 v_world; out vec3 v_local;
 flat out vec3 v_half; flat out vec3 v_color; flat out vec3 v_color2; flat out vec3 v_misc;
+#if BOX
+// a box face is flat: its normal, the light that depends only on it, and which two part axes span it (the
+// grain's texture coordinates and the edge distance) are the same over the whole face
+out vec2 v_tuv;
+flat out vec3 v_nl; flat out vec3 v_n; flat out float v_light; flat out vec2 v_thalf;
+#else
+out vec3 v_nrm_local; out vec3 v_nrm;
+#endif
 void main() {
     mat3 r = mat3(i_rx, i_ry, i_rz);
     vec3 local = t_pos * i_half;
     vec3 nl = normalize(t_nrm / i_half);
     v_world = i_center + r * local;
-    v_local = local; v_nrm_local = nl; v_nrm = r * nl;
+    v_local = local;
+#if BOX
+    vec3 n = normalize(r * nl);
+    v_nl = nl; v_n = n;
+    v_light = sky_key_fill(n);
+    vec3 an = abs(nl);
+    bool on_x = an.x > max(an.y, an.z);
+    bool on_y = an.y > an.z;
+    v_tuv = on_x ? local.yz : (on_y ? local.xz : local.xy);
+    v_thalf = on_x ? i_half.yz : (on_y ? i_half.xz : i_half.xy);
+#else
+    v_nrm_local = nl; v_nrm = r * nl;
+#endif
     v_half = i_half; v_color = i_color; v_color2 = i_color2; v_misc = i_misc;
     vec3 c = (face_from_world * vec4(v_world, 1.0)).xyz;
     gl_Position = vec4(proj.x * c.x + proj.z * c.z, proj.y * c.y + proj.w * c.z,
@@ -52,9 +71,24 @@ void main() {
 }
 """
 
+_SKY_KEY_FILL = """
+float sky_key_fill(vec3 n) {  // the light that depends only on the normal (n facing the viewer)
+    float light = mix(0.30, 0.46, 0.5 + 0.5 * n.z);                         // sky / floor bounce
+    light += 0.40 * max(dot(n, normalize(vec3(0.35, 0.25, 1.0))), 0.0);  // key light
+    light += 0.18 * max(dot(n, normalize(vec3(-0.6, -0.7, 0.35))), 0.0); // fill light
+    return light;
+}
+"""
+
 _FRAGMENT_BODY = """
-in vec3 v_world; in vec3 v_local; in vec3 v_nrm_local; in vec3 v_nrm;
+in vec3 v_world; in vec3 v_local;
 flat in vec3 v_half; flat in vec3 v_color; flat in vec3 v_color2; flat in vec3 v_misc;
+#if BOX
+in vec2 v_tuv;
+flat in vec3 v_nl; flat in vec3 v_n; flat in float v_light; flat in vec2 v_thalf;
+#else
+in vec3 v_nrm_local; in vec3 v_nrm;
+#endif
 uniform vec3 eye;
 uniform vec3 lamp;        // a ceiling lamp (world position)
 uniform float lamp_power; // 0: no lamp
@@ -98,18 +132,27 @@ bool pattern(float s, vec3 p, vec3 h, vec3 nl) {
 }
 
 void main() {
+#if BOX
+    vec3 nl = v_nl;
+    vec2 tuv = v_tuv;
+    vec3 n = v_n;
+#else
     vec3 nl = normalize(v_nrm_local);
-    vec3 base = pattern(v_misc.y, v_local, v_half, nl) ? v_color2 : v_color;
-    // surface texture: tileable noise mapped onto the face (the two part axes across the normal), 32 cm tiles
+    // surface texture coordinates: the two part axes across the normal
     vec3 an = abs(nl);
     vec2 tuv = an.x > max(an.y, an.z) ? v_local.yz : (an.y > an.z ? v_local.xz : v_local.xy);
-    base *= 0.86 + 0.28 * texture(grain, tuv * 3.1).r;
     vec3 n = normalize(v_nrm);
+#endif
+    vec3 base = pattern(v_misc.y, v_local, v_half, nl) ? v_color2 : v_color;
+    // surface texture: tileable noise mapped onto the face, 32 cm tiles
+    base *= 0.86 + 0.28 * textureLod(grain, tuv * 3.1, 0.0).r;
     vec3 view = normalize(eye - v_world);
+#if BOX
+    float light = v_light;  // a box face drawn is a front face: n faces the viewer
+#else
     if (dot(n, view) < 0.0) n = -n;
-    float light = mix(0.30, 0.46, 0.5 + 0.5 * n.z);                         // sky / floor bounce
-    light += 0.40 * max(dot(n, normalize(vec3(0.35, 0.25, 1.0))), 0.0);  // key light
-    light += 0.18 * max(dot(n, normalize(vec3(-0.6, -0.7, 0.35))), 0.0); // fill light
+    float light = sky_key_fill(n);
+#endif
     float spec = 0.0;
 #if LAMP
     {
@@ -117,13 +160,20 @@ void main() {
         float d2 = dot(to_lamp, to_lamp);
         vec3 l = to_lamp * inversesqrt(d2);
         light += lamp_power * max(dot(n, l), 0.0) / (1.0 + d2 / 6.0);
-        spec = 0.18 * pow(max(dot(n, normalize(l + view)), 0.0), 40.0);
+        float s1 = max(dot(n, normalize(l + view)), 0.0);  // Blinn-Phong, exponent 40 as products
+        float s2 = s1 * s1; float s4 = s2 * s2; float s8 = s4 * s4; float s16 = s8 * s8;
+        spec = 0.18 * (s16 * s16 * s8);
     }
 #endif
     // contact shading along box edges (a few millimetres of bevel)
+#if BOX
+    vec2 e = v_thalf - abs(tuv);
+    float edge = min(e.x, e.y);
+#else
     vec3 e = v_half - abs(v_local);
     vec3 ef = mix(e, vec3(1e3), greaterThan(abs(nl), vec3(0.9)));
     float edge = min(min(ef.x, ef.y), ef.z);
+#endif
     light *= 0.82 + 0.18 * smoothstep(0.0, 0.012, edge);
     vec3 rgb = base * light + vec3(spec);
 #if HAZE
@@ -135,14 +185,21 @@ void main() {
 """
 
 
-def fragment_shader(pattern: int, lamp: bool, haze: bool) -> str:
-    """The shading program for primitives of one ``pattern`` code, with or without the lamp and the haze.
+def vertex_shader(box: bool) -> str:
+    """The vertex program: boxes (``box``) pass their flat face's normal, light and texture axes on."""
+    return f"#version 330\n#define BOX {int(box)}\n" + _SKY_KEY_FILL + _VERTEX_BODY
+
+
+def fragment_shader(pattern: int, lamp: bool, haze: bool, box: bool = False) -> str:
+    """The shading program for primitives of one ``pattern`` code, with or without the lamp and the haze, for
+    boxes (``box``: flat faces, whose normal-only terms come from the vertex program) or curved shapes.
     llvmpipe runs every branch of a shader (masked, even where the condition is a uniform), so a switch at
     run time costs as much as all of its cases: each variant is compiled with only its own code."""
     head = (
         f"#version 330\n#define PATTERN {int(pattern)}\n#define LAMP {int(lamp)}\n#define HAZE {int(haze)}\n"
+        f"#define BOX {int(box)}\n"
     )
-    return head + _FRAGMENT_BODY
+    return head + _SKY_KEY_FILL + _FRAGMENT_BODY
 
 
 _CONTEXT: dict[int, Any] = {}

@@ -30,7 +30,6 @@ from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCame
 from egoworld.sim.backgrounds import Background, Lighting
 from egoworld.sim.faces import Atlas, face_atlas
 from egoworld.sim.gl import (
-    VERTEX_SHADER,
     collect,
     context,
     depth_mapping,
@@ -39,8 +38,9 @@ from egoworld.sim.gl import (
     grain_texture,
     moderngl_module,
     template_meshes,
+    vertex_shader,
 )
-from egoworld.sim.primitives import PrimitiveSet
+from egoworld.sim.primitives import BOX, PrimitiveSet
 
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
 _STRIDE = 24  # floats per primitive row
@@ -96,8 +96,8 @@ class Renderer:
         collect()  # free what earlier renderers left behind before allocating
         ctx = context()
         self._ctx = ctx
-        # one program per (pattern code, lamp, haze): made on first use
-        self._programs: dict[tuple[int, bool, bool], Any] = {}
+        # one program per (pattern code, lamp, haze, box): made on first use
+        self._programs: dict[tuple[int, bool, bool, bool], Any] = {}
         self._lighting_names: dict[int, list[str]] = {}  # the lighting uniforms each program uses
         size = (self._atlas.width, self._atlas.height)
         # one colour attachment (RGB8 packed and the instance id: one write and one read per pixel) and the
@@ -147,13 +147,14 @@ class Renderer:
             for f in self._atlas.faces
         ]
 
-    def _program(self, pattern: int, lamp: bool, haze: bool) -> Any:
-        """The shading program of one pattern code with or without lamp and haze (compiled once)."""
-        key = (pattern, lamp, haze)
+    def _program(self, pattern: int, lamp: bool, haze: bool, box: bool) -> Any:
+        """The shading program of one pattern code with or without lamp and haze, for boxes or curved shapes
+        (compiled once)."""
+        key = (pattern, lamp, haze, box)
         prog = self._programs.get(key)
         if prog is None:
             prog = self._ctx.program(
-                vertex_shader=VERTEX_SHADER, fragment_shader=fragment_shader(pattern, lamp, haze)
+                vertex_shader=vertex_shader(box), fragment_shader=fragment_shader(pattern, lamp, haze, box)
             )
             prog["grain"].value = 0
             prog["depth_ab"].value = self._depth_ab
@@ -198,7 +199,7 @@ class Renderer:
         vkey = (*key, *mode)
         if vkey not in self._vaos:
             self._vaos[vkey] = self._ctx.vertex_array(
-                self._program(key[2], *mode),
+                self._program(key[2], *mode, key[1] == BOX),
                 [
                     (self._templates[key[1]], "3f 3f", "t_pos", "t_nrm"),
                     (
