@@ -36,8 +36,14 @@ in vec3 i_misc;     // pattern code, pattern scale, instance id
 uniform mat4 face_from_world;  // rows: camera frame (x right, y down, z forward)
 uniform vec4 proj;             // 2fx/W, 2fy/H, (2cx+1)/W - 1, (2cy+1)/H - 1
 uniform vec2 depth_ab;         // clip.z = a*z + b: window depth near / z (`depth_mapping`)
+uniform vec3 eye;
+uniform vec4 lamp;             // a ceiling lamp: world position, power (0: no lamp)
+uniform vec4 haze;             // haze colour, distance (0: no haze)
 out vec3 v_world; out vec3 v_local;
 flat out vec3 v_half; flat out vec3 v_color; flat out vec3 v_color2; flat out vec3 v_misc;
+// the lighting, passed flat: llvmpipe loads a uniform in a fragment program lane by lane (a bounds-checked
+// gather per value and 8 pixels), a flat input with one broadcast
+flat out vec3 v_eye; flat out vec4 v_lamp; flat out vec4 v_haze;
 #if BOX
 // a box face is flat: its normal, the light that depends only on it, and which two part axes span it (the
 // grain's texture coordinates and the edge distance) are the same over the whole face
@@ -65,6 +71,7 @@ void main() {
     v_nrm_local = nl; v_nrm = r * nl;
 #endif
     v_half = i_half; v_color = i_color; v_color2 = i_color2; v_misc = i_misc;
+    v_eye = eye; v_lamp = lamp; v_haze = haze;
     vec3 c = (face_from_world * vec4(v_world, 1.0)).xyz;
     gl_Position = vec4(proj.x * c.x + proj.z * c.z, proj.y * c.y + proj.w * c.z,
                        depth_ab.x * c.z + depth_ab.y, c.z);
@@ -89,11 +96,7 @@ flat in vec3 v_nl; flat in vec3 v_n; flat in float v_light; flat in vec2 v_thalf
 #else
 in vec3 v_nrm_local; in vec3 v_nrm;
 #endif
-uniform vec3 eye;
-uniform vec3 lamp;        // a ceiling lamp (world position)
-uniform float lamp_power; // 0: no lamp
-uniform vec3 haze_color;
-uniform float haze_m;     // 0: no haze
+flat in vec3 v_eye; flat in vec4 v_lamp; flat in vec4 v_haze;
 uniform sampler2D grain;  // tileable noise texture (`grain_texture`)
 layout(location = 0) out uvec2 out_rgb_id;  // RGB8 packed (r | g << 8 | b << 16), instance id
 
@@ -146,7 +149,7 @@ void main() {
     vec3 base = pattern(v_misc.y, v_local, v_half, nl) ? v_color2 : v_color;
     // surface texture: tileable noise mapped onto the face, 32 cm tiles
     base *= 0.86 + 0.28 * textureLod(grain, tuv * 3.1, 0.0).r;
-    vec3 view = normalize(eye - v_world);
+    vec3 view = normalize(v_eye - v_world);
 #if BOX
     float light = v_light;  // a box face drawn is a front face: n faces the viewer
 #else
@@ -156,10 +159,10 @@ void main() {
     float spec = 0.0;
 #if LAMP
     {
-        vec3 to_lamp = lamp - v_world;
+        vec3 to_lamp = v_lamp.xyz - v_world;
         float d2 = dot(to_lamp, to_lamp);
         vec3 l = to_lamp * inversesqrt(d2);
-        light += lamp_power * max(dot(n, l), 0.0) / (1.0 + d2 / 6.0);
+        light += v_lamp.w * max(dot(n, l), 0.0) / (1.0 + d2 / 6.0);
         float s1 = max(dot(n, normalize(l + view)), 0.0);  // Blinn-Phong, exponent 40 as products
         float s2 = s1 * s1; float s4 = s2 * s2; float s8 = s4 * s4; float s16 = s8 * s8;
         spec = 0.18 * (s16 * s16 * s8);
@@ -177,7 +180,7 @@ void main() {
     light *= 0.82 + 0.18 * smoothstep(0.0, 0.012, edge);
     vec3 rgb = base * light + vec3(spec);
 #if HAZE
-    rgb = mix(rgb, haze_color, clamp(length(v_world - eye) / haze_m, 0.0, 1.0));
+    rgb = mix(rgb, v_haze.rgb, clamp(length(v_world - v_eye) / v_haze.w, 0.0, 1.0));
 #endif
     uvec3 c8 = uvec3(clamp(rgb, 0.0, 1.0) * 255.0 + 0.5);
     out_rgb_id = uvec2(c8.r | (c8.g << 8u) | (c8.b << 16u), uint(int(v_misc.z + 0.5)));

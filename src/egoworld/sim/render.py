@@ -44,7 +44,7 @@ from egoworld.sim.primitives import BOX, PrimitiveSet
 
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
 _STRIDE = 24  # floats per primitive row
-_LIGHTING = ("eye", "lamp", "lamp_power", "haze_m", "haze_color")
+_LIGHTING = ("eye", "lamp", "haze")
 
 
 @dataclass(frozen=True)
@@ -239,10 +239,8 @@ class Renderer:
         mode = (lt.lamp_power > 0, lt.haze_m > 0)
         lighting = {
             "eye": tuple(float(x) for x in origin),
-            "lamp": tuple(float(x) for x in lt.lamp),
-            "lamp_power": float(lt.lamp_power),
-            "haze_m": float(lt.haze_m),
-            "haze_color": tuple(float(x) for x in lt.haze_color),
+            "lamp": (*(float(x) for x in lt.lamp), float(lt.lamp_power)),
+            "haze": (*(float(x) for x in lt.haze_color), float(lt.haze_m)),
         }
         lit: set[int] = set()
         rows = np.empty((len(keep), _STRIDE), np.float32)
