@@ -97,7 +97,7 @@ flat in vec3 v_nl; flat in vec3 v_n; flat in float v_light; flat in vec2 v_thalf
 in vec3 v_nrm_local; in vec3 v_nrm;
 #endif
 flat in vec3 v_eye; flat in vec4 v_lamp; flat in vec4 v_haze;
-uniform sampler2D grain;  // tileable noise texture (`grain_texture`)
+uniform sampler2D grain;  // tileable noise (`grain_texture`), each texel holding its 2x2 neighbourhood
 layout(location = 0) out uvec2 out_rgb_id;  // RGB8 packed (r | g << 8 | b << 16), instance id
 
 float cell_hash(vec3 c) {
@@ -105,6 +105,16 @@ float cell_hash(vec3 c) {
     uint h = (uint(i.x) * 73856093u) ^ (uint(i.y) * 19349663u) ^ (uint(i.z) * 83492791u);
     h = (h ^ (h >> 13u)) * 1274126177u;
     return float((h ^ (h >> 16u)) & 65535u) / 65536.0;
+}
+
+float grain_at(vec2 uv) {
+    // the grain filtered bilinearly (texture coordinates uv, repeating): one nearest fetch brings the four
+    // texels (`grain_quads`), weighted here — in llvmpipe far cheaper than a bilinear fetch of one channel
+    vec2 x = uv * 256.0 - 0.5;
+    vec2 i0 = floor(x);
+    vec2 f = x - i0;
+    vec4 c = textureLod(grain, (i0 + 0.5) * (1.0 / 256.0), 0.0);
+    return mix(mix(c.r, c.g, f.x), mix(c.b, c.a, f.x), f.y);
 }
 
 bool pattern(float s, vec3 p, vec3 h, vec3 nl) {
@@ -148,7 +158,7 @@ void main() {
 #endif
     vec3 base = pattern(v_misc.y, v_local, v_half, nl) ? v_color2 : v_color;
     // surface texture: tileable noise mapped onto the face, 32 cm tiles
-    base *= 0.86 + 0.28 * textureLod(grain, tuv * 3.1, 0.0).r;
+    base *= 0.86 + 0.28 * grain_at(tuv * 3.1);
     vec3 view = normalize(v_eye - v_world);
 #if BOX
     float light = v_light;  // a box face drawn is a front face: n faces the viewer
@@ -162,7 +172,7 @@ void main() {
         vec3 to_lamp = v_lamp.xyz - v_world;
         float d2 = dot(to_lamp, to_lamp);
         vec3 l = to_lamp * inversesqrt(d2);
-        light += v_lamp.w * max(dot(n, l), 0.0) / (1.0 + d2 / 6.0);
+        light += v_lamp.w * max(dot(n, l), 0.0) / (1.0 + d2 * (1.0 / 6.0));  // no division by a constant
         float s1 = max(dot(n, normalize(l + view)), 0.0);  // Blinn-Phong, exponent 40 as products
         float s2 = s1 * s1; float s4 = s2 * s2; float s8 = s4 * s4; float s16 = s8 * s8;
         spec = 0.18 * (s16 * s16 * s8);
@@ -177,7 +187,8 @@ void main() {
     vec3 ef = mix(e, vec3(1e3), greaterThan(abs(nl), vec3(0.9)));
     float edge = min(min(ef.x, ef.y), ef.z);
 #endif
-    light *= 0.82 + 0.18 * smoothstep(0.0, 0.012, edge);
+    float et = clamp(edge * (1.0 / 0.012), 0.0, 1.0);  // smoothstep(0, 0.012, edge), multiplying
+    light *= 0.82 + 0.18 * (et * et * (3.0 - 2.0 * et));
     vec3 rgb = base * light + vec3(spec);
 #if HAZE
     rgb = mix(rgb, v_haze.rgb, clamp(length(v_world - v_eye) / v_haze.w, 0.0, 1.0));
@@ -325,6 +336,15 @@ def grain_texture(size: int = 256, seed: int = 0) -> NDArray[np.uint8]:
         out += weight * (layer - layer.mean()) / layer.std()
     out = (out - out.min()) / (out.max() - out.min())
     return np.round(out * 255).astype(np.uint8)
+
+
+def grain_quads(grain: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """``(H, W, 4)``: each texel of the repeating ``grain`` with its right, lower and lower-right neighbours
+    (what a bilinear fetch reads), for the fragment program's ``grain_at``."""
+    right = np.roll(grain, -1, axis=1)
+    return np.ascontiguousarray(
+        np.stack([grain, right, np.roll(grain, -1, axis=0), np.roll(right, -1, axis=0)], axis=-1)
+    )
 
 
 def template_meshes(segments: int = 24, rings: int = 12) -> dict[int, NDArray[np.float32]]:
