@@ -148,6 +148,21 @@ class Renderer:
             )
             for f in self._atlas.faces
         ]
+        self._viewports = [(f.x0, f.y0, f.camera.width, f.camera.height) for f in self._atlas.faces]
+        self._face_rotations = np.stack([f.rotation for f in self._atlas.faces])
+        # per face, the unit normals (face frame) of the planes through the camera centre that bound its view
+        # volume, pointing inwards: x/z and y/z at the bounds where the projection puts them at the viewport's
+        # edges, and z = 0
+        planes = []
+        for proj in self._proj:
+            face_planes = [(0.0, 0.0, 1.0)]
+            for axis, scale, offset in ((0, proj[0], proj[2]), (1, proj[1], proj[3])):
+                for bound, sign in (((-1 - offset) / scale, 1.0), ((1 - offset) / scale, -1.0)):
+                    normal = np.zeros(3)
+                    normal[axis], normal[2] = sign, -sign * bound
+                    face_planes.append(tuple(normal / np.hypot(1.0, bound)))
+            planes.append(face_planes)
+        self._face_planes = np.array(planes)  # (F, 5, 3)
 
     def _program(self, pattern: int, lamp: bool, haze: bool, box: bool) -> Any:
         """The shading program of one pattern code with or without lamp and haze, for boxes or curved shapes
@@ -163,20 +178,6 @@ class Renderer:
             self._programs[key] = prog
             self._lighting_names[id(prog)] = [n for n in _LIGHTING if n in set(prog)]
         return prog
-
-    @staticmethod
-    def _in_frustum(
-        c: NDArray, radius: NDArray, proj: tuple[float, float, float, float]
-    ) -> NDArray[np.bool_]:
-        """Whether spheres (centres ``c`` in the face frame, ``radius``) reach into the face's view volume:
-        x/z and y/z within the bounds where the projection ``proj`` puts them inside the viewport."""
-        inside = c[:, 2] > -radius
-        for axis, scale, offset in ((0, proj[0], proj[2]), (1, proj[1], proj[3])):
-            for bound, sign in (((-1 - offset) / scale, 1.0), ((1 - offset) / scale, -1.0)):
-                # plane through the camera centre: sign * (v - bound * z) >= 0 inside
-                dist = sign * (c[:, axis] - bound * c[:, 2]) / np.hypot(1.0, bound)
-                inside &= dist > -radius
-        return inside
 
     @property
     def atlas(self) -> Atlas:
@@ -219,7 +220,7 @@ class Renderer:
                 ],
                 skip_errors=True,
             )
-        buf.write(rows.tobytes())  # type: ignore[attr-defined]
+        buf.write(rows)  # type: ignore[attr-defined]
         return self._vaos[vkey]
 
     def _draw(self, prims: PrimitiveSet, pose: NDArray, lt: Lighting) -> tuple[NDArray, NDArray]:
@@ -257,37 +258,41 @@ class Renderer:
         rows[:, 23] = p.inst
         rel, radius = p.center - origin, p.bounding_radius()
         group = p.kind.astype(np.int64) * 16 + p.pattern
-        world_from_cam = pose[:3, :3]
-        for f, face in enumerate(self._atlas.faces):
-            world_from_face = world_from_cam @ face.rotation
-            view = np.eye(4)
-            view[:3, :3] = world_from_face.T
-            view[:3, 3] = -world_from_face.T @ origin
-            proj = self._proj[f]
-            on_face = np.flatnonzero(self._in_frustum(rel @ world_from_face, radius, proj))
-            if not len(on_face):
-                continue
-            view_bytes = view.T.astype(np.float32).tobytes()
-            ctx.viewport = (face.x0, face.y0, face.camera.width, face.camera.height)
-            # grouped by (shape, pattern), in scene order within a group (depth ties resolve the same)
-            order = on_face[np.argsort(group[on_face], kind="stable")]
-            keys = group[order]
-            starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-            face_rows = rows[order]
-            placed: set[int] = set()
-            for a, b in zip(starts, [*starts[1:], len(order)], strict=True):
-                key = int(keys[a])
-                vao = self._vao((f, key // 16, key % 16), mode, face_rows[a:b])
-                prog = vao.program  # type: ignore[attr-defined]
-                if id(prog) not in lit:
-                    lit.add(id(prog))
-                    for name in self._lighting_names[id(prog)]:
-                        prog[name].value = lighting[name]
-                if id(prog) not in placed:
-                    placed.add(id(prog))
-                    prog["face_from_world"].write(view_bytes)
-                    prog["proj"].value = proj
-                vao.render(mgl.TRIANGLES, instances=int(b - a))  # type: ignore[attr-defined]
+        # every face's view volume at once: a primitive is drawn on a face when its bounding sphere reaches
+        # past each of the face's planes (four sides and z = 0, through the camera centre)
+        world_from_face = pose[:3, :3] @ self._face_rotations  # (F, 3, 3)
+        normals = np.einsum("fij,fpj->fpi", world_from_face, self._face_planes)  # world directions
+        n_faces, n_planes = self._face_planes.shape[:2]
+        reach = (rel @ normals.reshape(-1, 3).T).reshape(-1, n_faces, n_planes) > -radius[:, None, None]
+        face_of, prim_of = np.nonzero(reach.all(axis=2).T)  # face by face, scene order within a face
+        # grouped by (face, shape, pattern), in scene order within a group (depth ties resolve the same)
+        keys = face_of * 256 + group[prim_of]
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        pair_rows = rows[prim_of[order]]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]).tolist()
+        views = np.zeros((n_faces, 4, 4), np.float32)  # face_from_world, column-major for GL
+        views[:, :3, :3] = world_from_face
+        views[:, 3, :3] = -origin @ world_from_face
+        views[:, 3, 3] = 1.0
+        placed: dict[int, int] = {}  # program -> the face whose transform it holds
+        face = -1
+        for a, b in zip(starts, [*starts[1:], len(keys)], strict=True):
+            key = int(keys[a])
+            if key >> 8 != face:
+                face = key >> 8
+                ctx.viewport = self._viewports[face]
+            vao = self._vao((face, (key >> 4) & 15, key & 15), mode, pair_rows[a:b])
+            prog = vao.program  # type: ignore[attr-defined]
+            if id(prog) not in lit:
+                lit.add(id(prog))
+                for name in self._lighting_names[id(prog)]:
+                    prog[name].value = lighting[name]
+            if placed.get(id(prog)) != face:
+                placed[id(prog)] = face
+                prog["face_from_world"].write(views[face])
+                prog["proj"].value = self._proj[face]
+            vao.render(mgl.TRIANGLES, instances=b - a)  # type: ignore[attr-defined]
         ctx.finish()
         fbo.read_into(self._words, components=2, attachment=0, dtype="u4")
         fbo.read_into(self._dbuf, attachment=-1, dtype="f4")
