@@ -83,7 +83,7 @@ def phases(renderer, frames, background, n: int) -> dict[str, float]:  # type: i
     pixels (with the scene/background concatenation and the sky fill)."""
     totals: dict[str, float] = {}
     renderer._ctx = _Timed(renderer._ctx, totals, {"finish": "finish"})
-    renderer._fbo = _Timed(renderer._fbo, totals, {"read": "read"})
+    renderer._fbo = _Timed(renderer._fbo, totals, {"read": "read", "read_into": "read"})
     draw = renderer._draw
 
     def timed_draw(*args):  # type: ignore[no-untyped-def]
