@@ -32,9 +32,14 @@ in vec3 i_center;
 in vec3 i_rx; in vec3 i_ry; in vec3 i_rz;   // columns of world_from_part
 in vec3 i_half;
 in vec3 i_color; in vec3 i_color2;
-in vec3 i_misc;     // pattern code, pattern scale, instance id
-uniform mat4 face_from_world;  // rows: camera frame (x right, y down, z forward)
-uniform vec4 proj;             // 2fx/W, 2fy/H, (2cx+1)/W - 1, (2cy+1)/H - 1
+in vec3 i_misc;     // face (the atlas face this instance is drawn on), pattern scale, instance id
+// per face, six vectors: face_from_world's four columns (x right, y down, z forward); the projection onto the
+// atlas (clip x = p.x * x + p.z * z, clip y = p.y * y + p.w * z); the face's rectangle in the atlas (x0, y0,
+// x1, y1, normalised device coordinates), to which the four clip distances cut every triangle
+uniform vec4 faces[6 * MAX_FACES];
+#if CLIP
+out float gl_ClipDistance[4];
+#endif
 uniform vec2 depth_ab;         // clip.z = a*z + b: window depth near / z (`depth_mapping`)
 uniform vec3 eye;
 uniform vec4 lamp;             // a ceiling lamp: world position, power (0: no lamp)
@@ -72,9 +77,18 @@ void main() {
 #endif
     v_half = i_half; v_color = i_color; v_color2 = i_color2; v_misc = i_misc;
     v_eye = eye; v_lamp = lamp; v_haze = haze;
-    vec3 c = (face_from_world * vec4(v_world, 1.0)).xyz;
-    gl_Position = vec4(proj.x * c.x + proj.z * c.z, proj.y * c.y + proj.w * c.z,
-                       depth_ab.x * c.z + depth_ab.y, c.z);
+    int f = 6 * int(i_misc.x + 0.5);
+    vec3 c = (mat4(faces[f], faces[f + 1], faces[f + 2], faces[f + 3]) * vec4(v_world, 1.0)).xyz;
+    vec4 p = faces[f + 4];
+    vec4 box = faces[f + 5];
+    vec2 xy = vec2(p.x * c.x + p.z * c.z, p.y * c.y + p.w * c.z);
+    gl_Position = vec4(xy, depth_ab.x * c.z + depth_ab.y, c.z);
+#if CLIP
+    gl_ClipDistance[0] = xy.x - box.x * c.z;
+    gl_ClipDistance[1] = box.z * c.z - xy.x;
+    gl_ClipDistance[2] = xy.y - box.y * c.z;
+    gl_ClipDistance[3] = box.w * c.z - xy.y;
+#endif
 }
 """
 
@@ -199,9 +213,15 @@ void main() {
 """
 
 
-def vertex_shader(box: bool) -> str:
-    """The vertex program: boxes (``box``) pass their flat face's normal, light and texture axes on."""
-    return f"#version 330\n#define BOX {int(box)}\n" + _SKY_KEY_FILL + _VERTEX_BODY
+MAX_FACES = 6  # faces in one atlas (a cube's six)
+
+
+def vertex_shader(box: bool, clip: bool = True) -> str:
+    """The vertex program: boxes (``box``) pass their flat face's normal, light and texture axes on. Each
+    instance is one primitive on one atlas face, projected onto the whole atlas and, with ``clip``, cut to its
+    face's rectangle by four clip distances (one draw covers all faces; a single face needs no clipping)."""
+    head = f"#version 330\n#define BOX {int(box)}\n#define CLIP {int(clip)}\n#define MAX_FACES {MAX_FACES}\n"
+    return head + _SKY_KEY_FILL + _VERTEX_BODY
 
 
 def fragment_shader(pattern: int, lamp: bool, haze: bool, box: bool = False) -> str:

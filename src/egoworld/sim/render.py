@@ -30,6 +30,7 @@ from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCame
 from egoworld.sim.backgrounds import Background, Lighting
 from egoworld.sim.faces import Atlas, face_atlas
 from egoworld.sim.gl import (
+    MAX_FACES,
     collect,
     context,
     depth_mapping,
@@ -46,6 +47,7 @@ from egoworld.sim.primitives import BOX, PrimitiveSet
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
 _STRIDE = 24  # floats per primitive row
 _LIGHTING = ("eye", "lamp", "haze")
+_GL_CLIP_DISTANCE0 = 0x3000
 
 
 @dataclass(frozen=True)
@@ -143,8 +145,8 @@ class Renderer:
                 ctx.buffer(index.astype(np.uint32).ravel().tobytes()),
                 len(mesh),
             )
-        self._inst_buf: dict[tuple[int, int, int], object] = {}
-        self._vaos: dict[tuple[int, int, int, bool, bool], object] = {}
+        self._inst_buf: dict[tuple[int, int], object] = {}
+        self._vaos: dict[tuple[int, int, bool, bool], object] = {}
         self._moderngl = moderngl
         self._proj = [
             (
@@ -155,7 +157,25 @@ class Renderer:
             )
             for f in self._atlas.faces
         ]
-        self._viewports = [(f.x0, f.y0, f.camera.width, f.camera.height) for f in self._atlas.faces]
+        # per face: its projection onto the whole atlas and its rectangle there (the vertex program's `faces`)
+        # (a single face, e.g. a pinhole camera's, is drawn in its own viewport, unclipped as before)
+        width, height = self._atlas.width, self._atlas.height
+        onto_atlas = []
+        for f, (px, py, pz, pw) in zip(self._atlas.faces, self._proj, strict=True):
+            if len(self._atlas.faces) == 1:
+                onto_atlas.append((px, py, pz, pw, -1.0, -1.0, 1.0, 1.0))
+                continue
+            sx, sy = f.camera.width / width, f.camera.height / height
+            x0, y0 = 2 * f.x0 / width - 1, 2 * f.y0 / height - 1
+            onto_atlas.append(
+                (px * sx, py * sy, pz * sx + x0 + sx, pw * sy + y0 + sy, x0, y0, x0 + 2 * sx, y0 + 2 * sy)
+            )
+        self._onto_atlas = np.array(onto_atlas, np.float32)
+        self._clip = len(self._atlas.faces) > 1
+        face = self._atlas.faces[0]
+        self._viewport = (
+            (0, 0, width, height) if self._clip else (face.x0, face.y0, face.camera.width, face.camera.height)
+        )
         self._face_rotations = np.stack([f.rotation for f in self._atlas.faces])
         # per face, the unit normals (face frame) of the planes through the camera centre that bound its view
         # volume, pointing inwards: x/z and y/z at the bounds where the projection puts them at the viewport's
@@ -178,7 +198,8 @@ class Renderer:
         prog = self._programs.get(key)
         if prog is None:
             prog = self._ctx.program(
-                vertex_shader=vertex_shader(box), fragment_shader=fragment_shader(pattern, lamp, haze, box)
+                vertex_shader=vertex_shader(box, self._clip),
+                fragment_shader=fragment_shader(pattern, lamp, haze, box),
             )
             prog["grain"].value = 0
             prog["depth_ab"].value = self._depth_ab
@@ -196,21 +217,21 @@ class Renderer:
         """Pixels that belong to the image (inside the fisheye circle)."""
         return self._valid.copy()
 
-    def _vao(self, key: tuple[int, int, int], mode: tuple[bool, bool], rows: NDArray[np.float32]) -> object:
-        """The vertex array of ``key`` = (face, shape kind, pattern code) drawn with lamp and haze ``mode``,
-        with ``rows`` as its instances (one instance buffer per key: a buffer is never rewritten while an
-        earlier draw may still read it)."""
+    def _vao(self, key: tuple[int, int], mode: tuple[bool, bool], rows: NDArray[np.float32]) -> object:
+        """The vertex array of ``key`` = (shape kind, pattern code) drawn with lamp and haze ``mode``, with
+        ``rows`` as its instances (one instance buffer per key: a buffer is never rewritten while an earlier
+        draw may still read it)."""
         buf = self._inst_buf.get(key)
         if buf is None or buf.size < rows.nbytes:  # type: ignore[attr-defined]
             buf = self._ctx.buffer(reserve=max(rows.nbytes, 4096) * 2)
             self._inst_buf[key] = buf
-            for k in [k for k in self._vaos if k[:3] == key]:
+            for k in [k for k in self._vaos if k[:2] == key]:
                 del self._vaos[k]
         vkey = (*key, *mode)
         if vkey not in self._vaos:
-            vertices, index, corners = self._templates[key[1]]
+            vertices, index, corners = self._templates[key[0]]
             vao = self._ctx.vertex_array(
-                self._program(key[2], *mode, key[1] == BOX),
+                self._program(key[1], *mode, key[0] == BOX),
                 [
                     (vertices, "3f 3f", "t_pos", "t_nrm"),
                     (
@@ -264,8 +285,7 @@ class Renderer:
         rows[:, 12:15] = p.half
         rows[:, 15:18] = p.color
         rows[:, 18:21] = p.color2
-        rows[:, 21] = p.pattern
-        rows[:, 22] = p.scale
+        rows[:, 22] = p.scale  # column 21: the face, per instance below
         rows[:, 23] = p.inst
         rel, radius = p.center - origin, p.bounding_radius()
         group = p.kind.astype(np.int64) * 16 + p.pattern
@@ -276,34 +296,34 @@ class Renderer:
         n_faces, n_planes = self._face_planes.shape[:2]
         reach = (rel @ normals.reshape(-1, 3).T).reshape(-1, n_faces, n_planes) > -radius[:, None, None]
         face_of, prim_of = np.nonzero(reach.all(axis=2).T)  # face by face, scene order within a face
-        # grouped by (face, shape, pattern), in scene order within a group (depth ties resolve the same)
-        keys = face_of * 256 + group[prim_of]
+        # one instance per primitive and face it reaches; grouped by (shape, pattern) — one draw each — then by
+        # face, in scene order within a face (depth ties resolve the same)
+        keys = group[prim_of] * 16 + face_of
         order = np.argsort(keys, kind="stable")
-        keys = keys[order]
-        pair_rows = rows[prim_of[order]]
-        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]).tolist()
-        views = np.zeros((n_faces, 4, 4), np.float32)  # face_from_world, column-major for GL
-        views[:, :3, :3] = world_from_face
-        views[:, 3, :3] = -origin @ world_from_face
-        views[:, 3, 3] = 1.0
-        placed: dict[int, int] = {}  # program -> the face whose transform it holds
-        face = -1
-        for a, b in zip(starts, [*starts[1:], len(keys)], strict=True):
-            key = int(keys[a])
-            if key >> 8 != face:
-                face = key >> 8
-                ctx.viewport = self._viewports[face]
-            vao = self._vao((face, (key >> 4) & 15, key & 15), mode, pair_rows[a:b])
+        instances = rows[prim_of[order]]
+        instances[:, 21] = face_of[order]
+        draw_keys = keys[order] >> 4
+        starts = np.flatnonzero(np.r_[True, draw_keys[1:] != draw_keys[:-1]]).tolist()
+        faces = np.zeros((MAX_FACES, 6, 4), np.float32)  # face_from_world's columns, projection, rectangle
+        faces[:n_faces, :3, :3] = world_from_face
+        faces[:n_faces, 3, :3] = -origin @ world_from_face
+        faces[:n_faces, 3, 3] = 1.0
+        faces[:n_faces, 4:, :] = self._onto_atlas.reshape(-1, 2, 4)
+        ctx.viewport = self._viewport
+        for i in range(4 if self._clip else 0):
+            ctx.enable_direct(_GL_CLIP_DISTANCE0 + i)
+        for a, b in zip(starts, [*starts[1:], len(instances)], strict=True):
+            key = int(draw_keys[a])
+            vao = self._vao((key >> 4, key & 15), mode, instances[a:b])
             prog = vao.program  # type: ignore[attr-defined]
             if id(prog) not in lit:
                 lit.add(id(prog))
                 for name in self._lighting_names[id(prog)]:
                     prog[name].value = lighting[name]
-            if placed.get(id(prog)) != face:
-                placed[id(prog)] = face
-                prog["face_from_world"].write(views[face])
-                prog["proj"].value = self._proj[face]
+                prog["faces"].write(faces)
             vao.render(mgl.TRIANGLES, instances=b - a)  # type: ignore[attr-defined]
+        for i in range(4 if self._clip else 0):
+            ctx.disable_direct(_GL_CLIP_DISTANCE0 + i)
         ctx.finish()
         fbo.read_into(self._words, components=2, attachment=0, dtype="u4")
         fbo.read_into(self._dbuf, attachment=-1, dtype="f4")
