@@ -418,5 +418,8 @@ def template_meshes(segments: int = 24, rings: int = 12) -> dict[int, NDArray[np
     a, b = idx[:-1], np.roll(idx[:-1], -1, axis=1)
     c, d = idx[1:], np.roll(idx[1:], -1, axis=1)
     st = np.concatenate([np.stack([a, b, d], -1).reshape(-1, 3), np.stack([a, d, c], -1).reshape(-1, 3)])
+    # the bands at the poles: one triangle of each quad has two corners at the pole (no area, never drawn)
+    p = sphere[st]
+    st = st[np.linalg.norm(np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]), axis=1) > 1e-9]
     ellipsoid = tri_rows(sphere, sphere, st)
     return {BOX: box, CYLINDER: cylinder, ELLIPSOID: ellipsoid}
