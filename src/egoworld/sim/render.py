@@ -303,7 +303,8 @@ class Renderer:
         instances = rows[prim_of[order]]
         instances[:, 21] = face_of[order]
         draw_keys = keys[order] >> 4
-        starts = np.flatnonzero(np.r_[True, draw_keys[1:] != draw_keys[:-1]]).tolist()
+        starts = np.flatnonzero(np.r_[True, draw_keys[1:] != draw_keys[:-1]])[: len(draw_keys)].tolist()
+        ends = [*starts[1:], len(instances)][: len(starts)]  # (none when nothing reaches a face)
         faces = np.zeros((MAX_FACES, 6, 4), np.float32)  # face_from_world's columns, projection, rectangle
         faces[:n_faces, :3, :3] = world_from_face
         faces[:n_faces, 3, :3] = -origin @ world_from_face
@@ -312,7 +313,7 @@ class Renderer:
         ctx.viewport = self._viewport
         for i in range(4 if self._clip else 0):
             ctx.enable_direct(_GL_CLIP_DISTANCE0 + i)
-        for a, b in zip(starts, [*starts[1:], len(instances)], strict=True):
+        for a, b in zip(starts, ends, strict=True):
             key = int(draw_keys[a])
             vao = self._vao((key >> 4, key & 15), mode, instances[a:b])
             prog = vao.program  # type: ignore[attr-defined]
