@@ -45,7 +45,7 @@ uniform vec3 eye;
 uniform vec4 lamp;             // a ceiling lamp: world position, power (0: no lamp)
 uniform vec4 haze;             // haze colour, distance (0: no haze)
 out vec3 v_world; out vec3 v_local;
-flat out vec3 v_half; flat out vec3 v_color; flat out vec3 v_color2; flat out vec3 v_misc;
+flat out vec3 v_half; flat out vec3 v_color; flat out vec3 v_color2; flat out vec3 v_misc;  // 1 / pattern scale, pattern scale, instance id
 // the lighting, passed flat: llvmpipe loads a uniform in a fragment program lane by lane (a bounds-checked
 // gather per value and 8 pixels), a flat input with one broadcast
 flat out vec3 v_eye; flat out vec4 v_lamp; flat out vec4 v_haze;
@@ -75,7 +75,8 @@ void main() {
 #else
     v_nrm_local = nl; v_nrm = r * nl;
 #endif
-    v_half = i_half; v_color = i_color; v_color2 = i_color2; v_misc = i_misc;
+    v_half = i_half; v_color = i_color; v_color2 = i_color2;
+    v_misc = vec3(1.0 / i_misc.y, i_misc.yz);  // the fragment program multiplies by 1 / scale
     v_eye = eye; v_lamp = lamp; v_haze = haze;
     int f = 6 * int(i_misc.x + 0.5);
     vec3 c = (mat4(faces[f], faces[f + 1], faces[f + 2], faces[f + 3]) * vec4(v_world, 1.0)).xyz;
@@ -131,28 +132,28 @@ float grain_at(vec2 uv) {
     return mix(mix(c.r, c.g, f.x), mix(c.b, c.a, f.x), f.y);
 }
 
-bool pattern(float s, vec3 p, vec3 h, vec3 nl) {
+bool pattern(float s, float r, vec3 p, vec3 h, vec3 nl) {  // scale s, r = 1 / s
 #if PATTERN == 1
-    return fract(p.z / s) < 0.5;
+    return fract(p.z * r) < 0.5;
 #elif PATTERN == 2
-    return fract(p.x / s) < 0.5;
+    return fract(p.x * r) < 0.5;
 #elif PATTERN == 3
-    return mod(floor(p.x / s) + floor(p.y / s) + floor(p.z / s), 2.0) == 1.0;
+    return mod(floor(p.x * r) + floor(p.y * r) + floor(p.z * r), 2.0) == 1.0;
 #elif PATTERN == 4
-    vec3 d = fract(p / s) - 0.5; return dot(d, d) < 0.27;
+    vec3 d = fract(p * r) - 0.5; return dot(d, d) < 0.27;
 #elif PATTERN == 5
     return abs(p.z) < s;
 #elif PATTERN == 6
-    return fract(length(p.xy) / s) < 0.35;
+    return fract(length(p.xy) * r) < 0.35;
 #elif PATTERN == 7
-    float fu = fract(p.x / s + p.y / s); float fz = fract(p.z / s);
+    float fu = fract(p.x * r + p.y * r); float fz = fract(p.z * r);
     return fu > 0.25 && fu < 0.75 && fz > 0.3 && fz < 0.8;
 #elif PATTERN == 8
     bvec3 inner = lessThan(abs(p), h - vec3(s));
     bvec3 face = greaterThan(abs(nl), vec3(0.9));
     return any(bvec3(!inner.x && !face.x, !inner.y && !face.y, !inner.z && !face.z));
 #elif PATTERN == 9
-    return cell_hash(floor(p / s)) < 0.35;
+    return cell_hash(floor(p * r)) < 0.35;
 #else
     return false;
 #endif
@@ -170,7 +171,7 @@ void main() {
     vec2 tuv = an.x > max(an.y, an.z) ? v_local.yz : (an.y > an.z ? v_local.xz : v_local.xy);
     vec3 n = normalize(v_nrm);
 #endif
-    vec3 base = pattern(v_misc.y, v_local, v_half, nl) ? v_color2 : v_color;
+    vec3 base = pattern(v_misc.y, v_misc.x, v_local, v_half, nl) ? v_color2 : v_color;
     // surface texture: tileable noise mapped onto the face, 32 cm tiles
     base *= 0.86 + 0.28 * grain_at(tuv * 3.1);
     vec3 view = normalize(v_eye - v_world);
