@@ -171,6 +171,8 @@ class Renderer:
                 (px * sx, py * sy, pz * sx + x0 + sx, pw * sy + y0 + sy, x0, y0, x0 + 2 * sx, y0 + 2 * sy)
             )
         self._onto_atlas = np.array(onto_atlas, np.float32)
+        if len(self._atlas.faces) > MAX_FACES:
+            raise ValueError(f"{len(self._atlas.faces)} faces: the vertex program holds at most {MAX_FACES}")
         self._clip = len(self._atlas.faces) > 1
         face = self._atlas.faces[0]
         self._viewport = (
