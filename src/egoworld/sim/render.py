@@ -263,9 +263,8 @@ class Renderer:
         Both are reused by the next call."""
         ctx, mgl = self._ctx, self._moderngl
         origin = pose[:3, 3]
-        keep = np.flatnonzero(
-            np.linalg.norm(prims.center - origin, axis=-1) - prims.bounding_radius() < self.far
-        )
+        rel, radius = prims.center - origin, prims.bounding_radius()
+        within_far = np.linalg.norm(rel, axis=-1) - radius < self.far
         fbo = self._fbo
         fbo.use()
         fbo.clear(depth=0.0)  # depth 0: infinitely far, nothing drawn
@@ -280,8 +279,8 @@ class Renderer:
             "haze": (*(float(x) for x in lt.haze_color), float(lt.haze_m)),
         }
         lit: set[int] = set()
-        rows = np.empty((len(keep), _STRIDE), np.float32)
-        p = prims.take(keep)
+        rows = np.empty((len(prims), _STRIDE), np.float32)
+        p = prims
         rows[:, 0:3] = p.center
         rows[:, 3:12] = p.rot.transpose(0, 2, 1).reshape(-1, 9)  # columns of R, one after the other
         rows[:, 12:15] = p.half
@@ -289,7 +288,6 @@ class Renderer:
         rows[:, 18:21] = p.color2
         rows[:, 22] = p.scale  # column 21: the face, per instance below
         rows[:, 23] = p.inst
-        rel, radius = p.center - origin, p.bounding_radius()
         group = p.kind.astype(np.int64) * 16 + p.pattern
         # every face's view volume at once: a primitive is drawn on a face when its bounding sphere reaches
         # past each of the face's planes (four sides and z = 0, through the camera centre)
@@ -297,7 +295,8 @@ class Renderer:
         normals = np.einsum("fij,fpj->fpi", world_from_face, self._face_planes)  # world directions
         n_faces, n_planes = self._face_planes.shape[:2]
         reach = (rel @ normals.reshape(-1, 3).T).reshape(-1, n_faces, n_planes) > -radius[:, None, None]
-        face_of, prim_of = np.nonzero(reach.all(axis=2).T)  # face by face, scene order within a face
+        drawn = reach.all(axis=2) & within_far[:, None]
+        face_of, prim_of = np.nonzero(drawn.T)  # face by face, scene order within a face
         # one instance per primitive and face it reaches; grouped by (shape, pattern) — one draw each — then by
         # face, in scene order within a face (depth ties resolve the same)
         keys = group[prim_of] * 16 + face_of
