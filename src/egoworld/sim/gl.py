@@ -7,8 +7,11 @@ One pass writes one colour attachment (``RG32UI``: the shaded RGB packed in one 
 other) and a 32-bit float depth buffer holding near / z (`depth_mapping`), from which the renderer recovers
 the range (distance from the camera centre to the drawn surface), so ids and depth describe exactly what the
 RGB shows. (Each attachment costs llvmpipe a write per fragment: three attachments — RGB, id, range — cost
-about 10 % more per frame.) The fragment shader is compiled once per pattern code, lamp and haze (`fragment_shader`):
-llvmpipe runs every branch of a shader, so each variant carries only its own.
+about 10 % more per frame.) The fragment shader is compiled once per pattern code, lamp, haze and shape
+(`fragment_shader`: boxes, whose faces are flat, get their normal-only terms from the vertex program):
+llvmpipe runs every branch of a shader, so each variant carries only its own. One draw per (shape, pattern)
+covers all faces of an atlas (`vertex_shader`: clip distances cut each instance to its face). DEVELOPERS.md
+("Renderer speed") has what each choice costs in llvmpipe and what was tried and dropped.
 """
 
 from __future__ import annotations
