@@ -47,11 +47,12 @@ uniform vec2 depth_ab;         // clip.z = a*z + b: window depth near / z (`dept
 uniform vec3 eye;
 uniform vec4 lamp;             // a ceiling lamp: world position, power (0: no lamp)
 uniform vec4 haze;             // haze colour, distance (0: no haze)
-out vec3 v_world; out vec3 v_local;
+out vec3 v_view; out vec3 v_local;  // eye - surface point, part-local point
 flat out vec3 v_half; flat out vec3 v_color; flat out vec3 v_color2; flat out vec3 v_misc;  // 1 / pattern scale, pattern scale, instance id
 // the lighting, passed flat: llvmpipe loads a uniform in a fragment program lane by lane (a bounds-checked
-// gather per value and 8 pixels), a flat input with one broadcast
-flat out vec3 v_eye; flat out vec4 v_lamp; flat out vec4 v_haze;
+// gather per value and 8 pixels), a flat input with one broadcast; positions are relative to the eye (the
+// surface point as v_view = eye - point: no eye and no subtraction per pixel)
+flat out vec4 v_lamp; flat out vec4 v_haze;  // lamp - eye, lamp power; haze colour, distance
 #if BOX
 // a box face is flat: its normal, the light that depends only on it, and which two part axes span it (the
 // grain's texture coordinates and the edge distance) are the same over the whole face
@@ -64,7 +65,8 @@ void main() {
     mat3 r = mat3(i_rx, i_ry, i_rz);
     vec3 local = t_pos * i_half;
     vec3 nl = normalize(t_nrm / i_half);
-    v_world = i_center + r * local;
+    vec3 world = i_center + r * local;
+    v_view = eye - world;
     v_local = local;
 #if BOX
     vec3 n = normalize(r * nl);
@@ -80,9 +82,9 @@ void main() {
 #endif
     v_half = i_half; v_color = i_color; v_color2 = i_color2;
     v_misc = vec3(1.0 / i_misc.y, i_misc.yz);  // the fragment program multiplies by 1 / scale
-    v_eye = eye; v_lamp = lamp; v_haze = haze;
+    v_lamp = vec4(lamp.xyz - eye, lamp.w); v_haze = haze;
     int f = 6 * int(i_misc.x + 0.5);
-    vec3 c = (mat4(faces[f], faces[f + 1], faces[f + 2], faces[f + 3]) * vec4(v_world, 1.0)).xyz;
+    vec3 c = (mat4(faces[f], faces[f + 1], faces[f + 2], faces[f + 3]) * vec4(world, 1.0)).xyz;
     vec4 p = faces[f + 4];
     vec4 box = faces[f + 5];
     vec2 xy = vec2(p.x * c.x + p.z * c.z, p.y * c.y + p.w * c.z);
@@ -106,7 +108,7 @@ float sky_key_fill(vec3 n) {  // the light that depends only on the normal (n fa
 """
 
 _FRAGMENT_BODY = """
-in vec3 v_world; in vec3 v_local;
+in vec3 v_view; in vec3 v_local;
 flat in vec3 v_half; flat in vec3 v_color; flat in vec3 v_color2; flat in vec3 v_misc;
 #if BOX
 in vec2 v_tuv;
@@ -114,7 +116,7 @@ flat in vec3 v_nl; flat in vec3 v_n; flat in float v_light; flat in vec2 v_thalf
 #else
 in vec3 v_nrm_local; in vec3 v_nrm;
 #endif
-flat in vec3 v_eye; flat in vec4 v_lamp; flat in vec4 v_haze;
+flat in vec4 v_lamp; flat in vec4 v_haze;
 uniform sampler2D grain;  // tileable noise (`grain_texture`), each texel holding its 2x2 neighbourhood
 layout(location = 0) out uvec2 out_rgb_id;  // RGB8 packed (r | g << 8 | b << 16), instance id
 
@@ -177,7 +179,7 @@ void main() {
     vec3 base = pattern(v_misc.y, v_misc.x, v_local, v_half, nl) ? v_color2 : v_color;
     // surface texture: tileable noise mapped onto the face, 32 cm tiles
     base *= 0.86 + 0.28 * grain_at(tuv * 3.1);
-    vec3 view = normalize(v_eye - v_world);
+    vec3 view = normalize(v_view);
 #if BOX
     float light = v_light;  // a box face drawn is a front face: n faces the viewer
 #else
@@ -187,7 +189,7 @@ void main() {
     float spec = 0.0;
 #if LAMP
     {
-        vec3 to_lamp = v_lamp.xyz - v_world;
+        vec3 to_lamp = v_lamp.xyz + v_view;
         float d2 = dot(to_lamp, to_lamp);
         vec3 l = to_lamp * inversesqrt(d2);
         light += v_lamp.w * max(dot(n, l), 0.0) / (1.0 + d2 * (1.0 / 6.0));  // no division by a constant
@@ -209,7 +211,7 @@ void main() {
     light *= 0.82 + 0.18 * (et * et * (3.0 - 2.0 * et));
     vec3 rgb = base * light + vec3(spec);
 #if HAZE
-    rgb = mix(rgb, v_haze.rgb, clamp(length(v_world - v_eye) / v_haze.w, 0.0, 1.0));
+    rgb = mix(rgb, v_haze.rgb, clamp(length(v_view) / v_haze.w, 0.0, 1.0));
 #endif
     uvec3 c8 = uvec3(clamp(rgb, 0.0, 1.0) * 255.0 + 0.5);
     out_rgb_id = uvec2(c8.r | (c8.g << 8u) | (c8.b << 16u), uint(int(v_misc.z + 0.5)));
