@@ -117,7 +117,7 @@ flat in vec3 v_nl; flat in vec3 v_n; flat in float v_light; flat in vec2 v_thalf
 in vec3 v_nrm_local; in vec3 v_nrm;
 #endif
 flat in vec4 v_lamp; flat in vec4 v_haze;
-uniform sampler2D grain;  // tileable noise (`grain_texture`), each texel holding its 2x2 neighbourhood
+uniform usampler2D grain;  // tileable noise (`grain_texture`), each texel holding its 2x2 neighbourhood
 layout(location = 0) out uvec2 out_rgb_id;  // RGB8 packed (r | g << 8 | b << 16), instance id
 
 float cell_hash(vec3 c) {
@@ -128,13 +128,18 @@ float cell_hash(vec3 c) {
 }
 
 float grain_at(vec2 uv) {
-    // the grain filtered bilinearly (texture coordinates uv, repeating): one nearest fetch brings the four
-    // texels (`grain_quads`), weighted here — in llvmpipe far cheaper than a bilinear fetch of one channel
-    vec2 x = uv * 256.0 - 0.5;
-    vec2 i0 = floor(x);
-    vec2 f = x - i0;
-    vec4 c = textureLod(grain, (i0 + 0.5) * (1.0 / 256.0), 0.0);
-    return mix(mix(c.r, c.g, f.x), mix(c.b, c.a, f.x), f.y);
+    // the grain filtered bilinearly (texture coordinates uv, repeating) exactly as llvmpipe filters an 8-bit
+    // texture: the position in 8.8 fixed point (rounded, half a texel back), 8-bit weights, each lerp rounded
+    // to 8 bits, across then down. One nearest fetch brings the four texels (`grain_quads`): in llvmpipe far
+    // cheaper than its own bilinear fetch, and the same values (the sim walk's pycolmap reconstruction is
+    // sensitive even to single levels: exact float weights made it fail one run in two)
+    ivec2 s = ivec2(roundEven(uv * 65536.0)) - 128;
+    ivec2 i0 = s >> 8;
+    ivec2 w = s & 255;
+    ivec4 c = ivec4(textureLod(grain, (vec2(i0) + 0.5) * (1.0 / 256.0), 0.0));
+    ivec2 across = (c.rb * 256 + (c.ga - c.rb) * w.x + 128) >> 8;
+    int g = (across.x * 256 + (across.y - across.x) * w.y + 128) >> 8;
+    return float(g) * (1.0 / 255.0);
 }
 
 bool pattern(float s, float r, vec3 p, vec3 h, vec3 nl) {  // scale s, r = 1 / s

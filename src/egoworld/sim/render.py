@@ -129,7 +129,7 @@ class Renderer:
         range_k[valid_flat] = near * norm.ravel()[self._atlas.lookup]
         self._range_k = range_k
         grain = grain_texture()
-        self._grain = ctx.texture(grain.shape[::-1], 4, grain_quads(grain).tobytes())
+        self._grain = ctx.texture(grain.shape[::-1], 4, grain_quads(grain).tobytes(), dtype="u1")
         # filtered bilinearly by the fragment program from one nearest fetch of the 2x2 texels: nearest-texel
         # grain alone would save a little more, but its texel steps flicker as the camera moves and OpenCV
         # odometry on a sim walk lost accuracy (ATE 8.3 -> 10.2 % of the path)
