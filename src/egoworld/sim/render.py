@@ -60,12 +60,12 @@ class Frame:
 
 
 def _rgb_of(words: NDArray[np.uint32]) -> NDArray[np.uint8]:
-    """``(N, 3)`` RGB bytes of words holding R, G, B in their low three bytes (little-endian): four words make
-    three output words (far faster than a strided copy of 3-byte rows)."""
+    """``(N, 3)`` RGB bytes of words holding R, G, B in their low three bytes (R lowest): four words make three
+    little-endian output words (far faster than a strided copy of 3-byte rows)."""
     n = len(words)
     pad = -n % 4
     p = np.concatenate([words, np.zeros(pad, np.uint32)]).reshape(-1, 4) if pad else words.reshape(-1, 4)
-    out = np.empty((len(p), 3), np.uint32)
+    out = np.empty((len(p), 3), "<u4")
     out[:, 0] = (p[:, 0] & 0xFFFFFF) | (p[:, 1] << 24)
     out[:, 1] = ((p[:, 1] >> 8) & 0xFFFF) | (p[:, 2] << 16)
     out[:, 2] = ((p[:, 2] >> 16) & 0xFF) | (p[:, 3] << 8)
@@ -130,9 +130,10 @@ class Renderer:
         self._range_k = range_k
         grain = grain_texture()
         self._grain = ctx.texture(grain.shape[::-1], 4, grain_quads(grain).tobytes(), dtype="u1")
-        # filtered bilinearly by the fragment program from one nearest fetch of the 2x2 texels: nearest-texel
-        # grain alone would save a little more, but its texel steps flicker as the camera moves and OpenCV
-        # odometry on a sim walk lost accuracy (ATE 8.3 -> 10.2 % of the path)
+        # each texel with its 2x2 neighbourhood, as integers: the fragment program filters it bilinearly the
+        # way llvmpipe filters an 8-bit texture, from one nearest fetch (`gl.grain_at`). Nearest-texel grain
+        # would be cheaper, but its texel steps flicker as the camera moves and OpenCV odometry on a sim walk
+        # lost accuracy (ATE 8.3 -> 10.2 % of the path)
         self._grain.filter = (moderngl.NEAREST, moderngl.NEAREST)
         self._grain.repeat_x = self._grain.repeat_y = True
         # indexed template meshes: the vertex program runs once per distinct vertex (a sphere's 1,728 triangle
@@ -280,15 +281,14 @@ class Renderer:
         }
         lit: set[int] = set()
         rows = np.empty((len(prims), _STRIDE), np.float32)
-        p = prims
-        rows[:, 0:3] = p.center
-        rows[:, 3:12] = p.rot.transpose(0, 2, 1).reshape(-1, 9)  # columns of R, one after the other
-        rows[:, 12:15] = p.half
-        rows[:, 15:18] = p.color
-        rows[:, 18:21] = p.color2
-        rows[:, 22] = p.scale  # column 21: the face, per instance below
-        rows[:, 23] = p.inst
-        group = p.kind.astype(np.int64) * 16 + p.pattern
+        rows[:, 0:3] = prims.center
+        rows[:, 3:12] = prims.rot.transpose(0, 2, 1).reshape(-1, 9)  # columns of R, one after the other
+        rows[:, 12:15] = prims.half
+        rows[:, 15:18] = prims.color
+        rows[:, 18:21] = prims.color2
+        rows[:, 22] = prims.scale  # column 21: the face, per instance below
+        rows[:, 23] = prims.inst
+        group = prims.kind.astype(np.int64) * 16 + prims.pattern
         # every face's view volume at once: a primitive is drawn on a face when its bounding sphere reaches
         # past each of the face's planes (four sides and z = 0, through the camera centre)
         world_from_face = pose[:3, :3] @ self._face_rotations  # (F, 3, 3)
