@@ -47,12 +47,19 @@ uniform vec2 depth_ab;         // clip.z = a*z + b: window depth near / z (`dept
 uniform vec3 eye;
 uniform vec4 lamp;             // a ceiling lamp: world position, power (0: no lamp)
 uniform vec4 haze;             // haze colour, distance (0: no haze)
-out vec3 v_view; out vec3 v_local;  // eye - surface point, part-local point
+out vec3 v_local;  // the part-local point
 flat out vec3 v_half; flat out vec3 v_color; flat out vec3 v_color2; flat out vec3 v_misc;  // 1 / pattern scale, pattern scale, instance id
 // the lighting, passed flat: llvmpipe loads a uniform in a fragment program lane by lane (a bounds-checked
-// gather per value and 8 pixels), a flat input with one broadcast; positions are relative to the eye (the
-// surface point as v_view = eye - point: no eye and no subtraction per pixel)
-flat out vec4 v_lamp; flat out vec4 v_haze;  // lamp - eye, lamp power; haze colour, distance
+// gather per value and 8 pixels), a flat input with one broadcast. With CLIP (the fisheye's merged draws)
+// positions are relative to the eye (v_view = eye - surface point, lamp - eye: no eye input and no
+// subtraction per pixel); without (pinholes, panoramas) the arithmetic is the earlier one, bit for bit: the
+// sim walk's odometry tests react to changes of single levels in a few pixels (DEVELOPERS.md)
+#if CLIP
+out vec3 v_view;
+#else
+out vec3 v_world; flat out vec3 v_eye;
+#endif
+flat out vec4 v_lamp; flat out vec4 v_haze;  // lamp (CLIP: - eye), lamp power; haze colour, distance
 #if BOX
 // a box face is flat: its normal, the light that depends only on it, and which two part axes span it (the
 // grain's texture coordinates and the edge distance) are the same over the whole face
@@ -66,7 +73,6 @@ void main() {
     vec3 local = t_pos * i_half;
     vec3 nl = normalize(t_nrm / i_half);
     vec3 world = i_center + r * local;
-    v_view = eye - world;
     v_local = local;
 #if BOX
     vec3 n = normalize(r * nl);
@@ -82,7 +88,14 @@ void main() {
 #endif
     v_half = i_half; v_color = i_color; v_color2 = i_color2;
     v_misc = vec3(1.0 / i_misc.y, i_misc.yz);  // the fragment program multiplies by 1 / scale
-    v_lamp = vec4(lamp.xyz - eye, lamp.w); v_haze = haze;
+#if CLIP
+    v_view = eye - world;
+    v_lamp = vec4(lamp.xyz - eye, lamp.w);
+#else
+    v_world = world; v_eye = eye;
+    v_lamp = lamp;
+#endif
+    v_haze = haze;
     int f = 6 * int(i_misc.x + 0.5);
     vec3 c = (mat4(faces[f], faces[f + 1], faces[f + 2], faces[f + 3]) * vec4(world, 1.0)).xyz;
     vec4 p = faces[f + 4];
@@ -108,7 +121,12 @@ float sky_key_fill(vec3 n) {  // the light that depends only on the normal (n fa
 """
 
 _FRAGMENT_BODY = """
-in vec3 v_view; in vec3 v_local;
+in vec3 v_local;
+#if CLIP
+in vec3 v_view;
+#else
+in vec3 v_world; flat in vec3 v_eye;
+#endif
 flat in vec3 v_half; flat in vec3 v_color; flat in vec3 v_color2; flat in vec3 v_misc;
 #if BOX
 in vec2 v_tuv;
@@ -184,7 +202,12 @@ void main() {
     vec3 base = pattern(v_misc.y, v_misc.x, v_local, v_half, nl) ? v_color2 : v_color;
     // surface texture: tileable noise mapped onto the face, 32 cm tiles
     base *= 0.86 + 0.28 * grain_at(tuv * 3.1);
-    vec3 view = normalize(v_view);
+#if CLIP
+    vec3 to_eye = v_view;
+#else
+    vec3 to_eye = v_eye - v_world;
+#endif
+    vec3 view = normalize(to_eye);
 #if BOX
     float light = v_light;  // a box face drawn is a front face: n faces the viewer
 #else
@@ -194,10 +217,14 @@ void main() {
     float spec = 0.0;
 #if LAMP
     {
+#if CLIP
         vec3 to_lamp = v_lamp.xyz + v_view;
+#else
+        vec3 to_lamp = v_lamp.xyz - v_world;
+#endif
         float d2 = dot(to_lamp, to_lamp);
         vec3 l = to_lamp * inversesqrt(d2);
-        light += v_lamp.w * max(dot(n, l), 0.0) / (1.0 + d2 * (1.0 / 6.0));  // no division by a constant
+        light += v_lamp.w * max(dot(n, l), 0.0) / (1.0 + d2 / 6.0);
         float s1 = max(dot(n, normalize(l + view)), 0.0);  // Blinn-Phong, exponent 40 as products
         float s2 = s1 * s1; float s4 = s2 * s2; float s8 = s4 * s4; float s16 = s8 * s8;
         spec = 0.18 * (s16 * s16 * s8);
@@ -212,11 +239,10 @@ void main() {
     vec3 ef = mix(e, vec3(1e3), greaterThan(abs(nl), vec3(0.9)));
     float edge = min(min(ef.x, ef.y), ef.z);
 #endif
-    float et = clamp(edge * (1.0 / 0.012), 0.0, 1.0);  // smoothstep(0, 0.012, edge), multiplying
-    light *= 0.82 + 0.18 * (et * et * (3.0 - 2.0 * et));
+    light *= 0.82 + 0.18 * smoothstep(0.0, 0.012, edge);
     vec3 rgb = base * light + vec3(spec);
 #if HAZE
-    rgb = mix(rgb, v_haze.rgb, clamp(length(v_view) / v_haze.w, 0.0, 1.0));
+    rgb = mix(rgb, v_haze.rgb, clamp(length(to_eye) / v_haze.w, 0.0, 1.0));
 #endif
     uvec3 c8 = uvec3(clamp(rgb, 0.0, 1.0) * 255.0 + 0.5);
     out_rgb_id = uvec2(c8.r | (c8.g << 8u) | (c8.b << 16u), uint(int(v_misc.z + 0.5)));
@@ -229,20 +255,23 @@ MAX_FACES = 6  # faces in one atlas (a cube's six)
 
 def vertex_shader(box: bool, clip: bool = True) -> str:
     """The vertex program: boxes (``box``) pass their flat face's normal, light and texture axes on. Each
-    instance is one primitive on one atlas face, projected onto the whole atlas and, with ``clip``, cut to its
-    face's rectangle by four clip distances (one draw covers all faces; a single face needs no clipping)."""
+    instance is one primitive on one atlas face, projected by that face's row of ``faces``; with ``clip`` (a
+    fisheye's faces, drawn in one draw per shape and pattern) onto the whole atlas and cut to its face's
+    rectangle by four clip distances, without (a pinhole's single face, a panorama's six) onto its face's own
+    viewport."""
     head = f"#version 330\n#define BOX {int(box)}\n#define CLIP {int(clip)}\n#define MAX_FACES {MAX_FACES}\n"
     return head + _SKY_KEY_FILL + _VERTEX_BODY
 
 
-def fragment_shader(pattern: int, lamp: bool, haze: bool, box: bool = False) -> str:
+def fragment_shader(pattern: int, lamp: bool, haze: bool, box: bool = False, clip: bool = False) -> str:
     """The shading program for primitives of one ``pattern`` code, with or without the lamp and the haze, for
     boxes (``box``: flat faces, whose normal-only terms come from the vertex program) or curved shapes.
     llvmpipe runs every branch of a shader (masked, even where the condition is a uniform), so a switch at
-    run time costs as much as all of its cases: each variant is compiled with only its own code."""
+    run time costs as much as all of its cases: each variant is compiled with only its own code. ``clip``:
+    positions relative to the eye, paired with `vertex_shader`'s."""
     head = (
         f"#version 330\n#define PATTERN {int(pattern)}\n#define LAMP {int(lamp)}\n#define HAZE {int(haze)}\n"
-        f"#define BOX {int(box)}\n"
+        f"#define BOX {int(box)}\n#define CLIP {int(clip)}\n"
     )
     return head + _SKY_KEY_FILL + _FRAGMENT_BODY
 

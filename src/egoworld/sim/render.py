@@ -158,12 +158,18 @@ class Renderer:
             )
             for f in self._atlas.faces
         ]
-        # per face: its projection onto the whole atlas and its rectangle there (the vertex program's `faces`)
-        # (a single face, e.g. a pinhole camera's, is drawn in its own viewport, unclipped as before)
+        # per face: its projection and its rectangle in the atlas (the vertex program's `faces`). A fisheye's
+        # faces are drawn together, one draw per (shape, pattern): projected onto the whole atlas and cut to
+        # their rectangles by clip distances. A pinhole's single face and a panorama's six are drawn each in
+        # its own viewport, as before the draws were merged: their frames stay bit for bit what they were (the
+        # sim walk's odometry tests react to single levels in a few pixels; DEVELOPERS.md)
+        if len(self._atlas.faces) > MAX_FACES:
+            raise ValueError(f"{len(self._atlas.faces)} faces: the vertex program holds at most {MAX_FACES}")
+        self._clip = isinstance(camera, FisheyeCamera) and len(self._atlas.faces) > 1
         width, height = self._atlas.width, self._atlas.height
         onto_atlas = []
         for f, (px, py, pz, pw) in zip(self._atlas.faces, self._proj, strict=True):
-            if len(self._atlas.faces) == 1:
+            if not self._clip:
                 onto_atlas.append((px, py, pz, pw, -1.0, -1.0, 1.0, 1.0))
                 continue
             sx, sy = f.camera.width / width, f.camera.height / height
@@ -172,13 +178,7 @@ class Renderer:
                 (px * sx, py * sy, pz * sx + x0 + sx, pw * sy + y0 + sy, x0, y0, x0 + 2 * sx, y0 + 2 * sy)
             )
         self._onto_atlas = np.array(onto_atlas, np.float32)
-        if len(self._atlas.faces) > MAX_FACES:
-            raise ValueError(f"{len(self._atlas.faces)} faces: the vertex program holds at most {MAX_FACES}")
-        self._clip = len(self._atlas.faces) > 1
-        face = self._atlas.faces[0]
-        self._viewport = (
-            (0, 0, width, height) if self._clip else (face.x0, face.y0, face.camera.width, face.camera.height)
-        )
+        self._viewports = [(f.x0, f.y0, f.camera.width, f.camera.height) for f in self._atlas.faces]
         self._face_rotations = np.stack([f.rotation for f in self._atlas.faces])
         # per face, the unit normals (face frame) of the planes through the camera centre that bound its view
         # volume, pointing inwards: x/z and y/z at the bounds where the projection puts them at the viewport's
@@ -202,7 +202,7 @@ class Renderer:
         if prog is None:
             prog = self._ctx.program(
                 vertex_shader=vertex_shader(box, self._clip),
-                fragment_shader=fragment_shader(pattern, lamp, haze, box),
+                fragment_shader=fragment_shader(pattern, lamp, haze, box, self._clip),
             )
             prog["grain"].value = 0
             prog["depth_ab"].value = self._depth_ab
@@ -291,32 +291,38 @@ class Renderer:
         group = prims.kind.astype(np.int64) * 16 + prims.pattern
         # every face's view volume at once: a primitive is drawn on a face when its bounding sphere reaches
         # past each of the face's planes (four sides and z = 0, through the camera centre)
-        world_from_face = pose[:3, :3] @ self._face_rotations  # (F, 3, 3)
+        # (F, 3, 3), face by face: the same float64 arithmetic as when each face was drawn on its own, so
+        # the walk's frames stay bit for bit what they were
+        world_from_face = np.stack([pose[:3, :3] @ face.rotation for face in self._atlas.faces])
         normals = np.einsum("fij,fpj->fpi", world_from_face, self._face_planes)  # world directions
         n_faces, n_planes = self._face_planes.shape[:2]
         reach = (rel @ normals.reshape(-1, 3).T).reshape(-1, n_faces, n_planes) > -radius[:, None, None]
         drawn = reach.all(axis=2) & within_far[:, None]
         face_of, prim_of = np.nonzero(drawn.T)  # face by face, scene order within a face
-        # one instance per primitive and face it reaches; grouped by (shape, pattern) — one draw each — then by
-        # face, in scene order within a face (depth ties resolve the same)
+        # one instance per primitive and face it reaches; grouped by (shape, pattern), then by face, in scene
+        # order within a face (depth ties resolve the same): one draw per group for a fisheye's faces, else
+        # one per group and face
         keys = group[prim_of] * 16 + face_of
         order = np.argsort(keys, kind="stable")
         instances = rows[prim_of[order]]
         instances[:, 21] = face_of[order]
-        draw_keys = keys[order] >> 4
+        draw_keys = keys[order] if not self._clip else keys[order] >> 4 << 4
         starts = np.flatnonzero(np.r_[True, draw_keys[1:] != draw_keys[:-1]])[: len(draw_keys)].tolist()
         ends = [*starts[1:], len(instances)][: len(starts)]  # (none when nothing reaches a face)
         faces = np.zeros((MAX_FACES, 6, 4), np.float32)  # face_from_world's columns, projection, rectangle
         faces[:n_faces, :3, :3] = world_from_face
-        faces[:n_faces, 3, :3] = -origin @ world_from_face
+        faces[:n_faces, 3, :3] = [-r.T @ origin for r in world_from_face]
         faces[:n_faces, 3, 3] = 1.0
         faces[:n_faces, 4:, :] = self._onto_atlas.reshape(-1, 2, 4)
-        ctx.viewport = self._viewport
-        for i in range(4 if self._clip else 0):
-            ctx.enable_direct(_GL_CLIP_DISTANCE0 + i)
+        if self._clip:
+            ctx.viewport = (0, 0, self._atlas.width, self._atlas.height)
+            for i in range(4):
+                ctx.enable_direct(_GL_CLIP_DISTANCE0 + i)
         for a, b in zip(starts, ends, strict=True):
             key = int(draw_keys[a])
-            vao = self._vao((key >> 4, key & 15), mode, instances[a:b])
+            if not self._clip:
+                ctx.viewport = self._viewports[key & 15]
+            vao = self._vao((key >> 8, (key >> 4) & 15), mode, instances[a:b])
             prog = vao.program  # type: ignore[attr-defined]
             if id(prog) not in lit:
                 lit.add(id(prog))
@@ -324,8 +330,9 @@ class Renderer:
                     prog[name].value = lighting[name]
                 prog["faces"].write(faces)
             vao.render(mgl.TRIANGLES, instances=b - a)  # type: ignore[attr-defined]
-        for i in range(4 if self._clip else 0):
-            ctx.disable_direct(_GL_CLIP_DISTANCE0 + i)
+        if self._clip:
+            for i in range(4):
+                ctx.disable_direct(_GL_CLIP_DISTANCE0 + i)
         ctx.finish()
         fbo.read_into(self._words, components=2, attachment=0, dtype="u4")
         fbo.read_into(self._dbuf, attachment=-1, dtype="f4")
