@@ -10,8 +10,10 @@ RGB shows. (Each attachment costs llvmpipe a write per fragment: three attachmen
 about 10 % more per frame.) The fragment shader is compiled once per pattern code, lamp, haze and shape
 (`fragment_shader`: boxes, whose faces are flat, get their normal-only terms from the vertex program):
 llvmpipe runs every branch of a shader, so each variant carries only its own. One draw per (shape, pattern)
-covers all faces of an atlas (`vertex_shader`: clip distances cut each instance to its face). DEVELOPERS.md
-("Renderer speed") has what each choice costs in llvmpipe and what was tried and dropped.
+covers all of a fisheye's faces (`vertex_shader`: clip distances cut each instance to its face); a pinhole's
+face and a panorama's six are drawn one by one, with the arithmetic of before that change (the sim walk's
+odometry tests react to single levels in a few pixels). DEVELOPERS.md ("Renderer speed") has what each choice
+costs in llvmpipe and what was tried and dropped.
 """
 
 from __future__ import annotations
