@@ -50,6 +50,7 @@ class ColmapEstimator:
     def estimate(self, video: str | Path) -> Trajectory:
         import pycolmap
 
+        pycolmap.set_random_seed(self.seed)  # RANSAC's process-wide generator (the mapper's seed is its own)
         video = Path(video)
         index = probe(video)
         pano = is_panorama(self.panorama, index)
