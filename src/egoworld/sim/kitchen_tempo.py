@@ -18,6 +18,13 @@ REACH_M = 1.3
 """fixtures whose standing place lies within this distance are worked at without crossing the room"""
 SESSION_MOVES = (2, 6)
 """moves in one work session (inclusive range)"""
+GATHER_MOVES = (1, 3)
+"""objects brought over from elsewhere to the work place at the start of a session (inclusive range)"""
+AREA_SHARE = 0.4
+"""share of the moves within reach that put the object down on the worktop by the wearer"""
+DWELL_GLANCES = (0.3, 0.55, 0.65, 0.85)
+"""cumulative shares of glances while dwelling: at the work, to a fixture beside, up at a wall cupboard,
+at a fixture within reach (the rest: anywhere in the room)"""
 CLOSED_SHARE = 0.6
 """share of moves that put the object into a closed fixture (out of sight until it is moved again)"""
 
