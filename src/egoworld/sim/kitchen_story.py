@@ -52,6 +52,8 @@ WORK_TYPES = ("counter", "hob", "sink", "table")
 ARM_REACH_M = 0.8
 """at the work place, work put down on open surfaces lands within this floor distance of where the wearer
 stands, and fixtures with an object within it are used without stepping away"""
+AWAY_S = (1.5, 5.0)
+"""how long a glance beside or up lasts (the work then stays out of sight)"""
 SIDE_M = 2.5
 """fixtures to the wearer's side within this floor distance draw glances during the work"""
 CLOSED_TYPES = ("cupboard", "drawer", "fridge", "dishwasher", "oven", "microwave")
@@ -389,16 +391,19 @@ class _Planner:
         at_work, to_side, up, within = DWELL_GLANCES
         while self.t < end - 0.3:
             r = self.rng.random()
+            hold = min(end - self.t, self.rng.uniform(0.8, 2.0))
             if work and r < at_work:
                 target = work[self.rng.randrange(len(work))]
             elif side and r < to_side:
                 target = self.fixture_point(side[self.rng.randrange(len(side))], top=True)
+                hold = self.rng.uniform(*AWAY_S)
             elif high and r < up:
                 target = self.fixture_point(high[self.rng.randrange(len(high))])
+                hold = self.rng.uniform(*AWAY_S)
             else:
                 pool = near if r < within else ids
                 target = self.fixture_point(pool[self.rng.randrange(len(pool))])
-            self.stay(min(end - self.t, self.rng.uniform(0.8, 2.0)), target)
+            self.stay(hold, target)
 
     def work_points(self) -> list[tuple[float, float, float]]:
         """Where the objects on open surfaces within arm's reach of the work place are."""
