@@ -395,7 +395,7 @@ class _Planner:
             if work and r < at_work:
                 target = work[self.rng.randrange(len(work))]
             elif side and r < to_side:
-                target = self.fixture_point(side[self.rng.randrange(len(side))], top=True)
+                target = self.fixture_point(side[self.rng.randrange(len(side))])
                 hold = self.rng.uniform(*AWAY_S)
             elif high and r < up:
                 target = self.fixture_point(high[self.rng.randrange(len(high))])
@@ -434,7 +434,7 @@ class _Planner:
             p = self.fixture_point(f)
             dx, dy = p[0] - self.pos[0], p[1] - self.pos[1]
             d = math.hypot(dx, dy)
-            if 0.5 < d <= SIDE_M and abs(dx * wx + dy * wy) / (d * wn) < 0.5:
+            if 0.8 < d <= SIDE_M and p[2] >= 0.9 and abs(dx * wx + dy * wy) / (d * wn) < 0.5:
                 out.append(f)
         return out
 

@@ -16,7 +16,7 @@ HD_EPIC_MOVES_PER_MIN = 7.75
 HD_EPIC_REST_QUANTILES_S = {10: 2.4, 25: 8.8, 50: 37.1, 75: 141.9, 90: 400.7}
 REACH_M = 1.3
 """fixtures whose standing place lies within this distance are worked at without crossing the room"""
-SESSION_MOVES = (2, 6)
+SESSION_MOVES = (3, 8)
 """moves in one work session (inclusive range)"""
 GATHER_MOVES = (1, 3)
 """objects brought over from elsewhere to the work place at the start of a session (inclusive range)"""
