@@ -47,13 +47,15 @@ GRID_DT = 0.05
 PICK_S = 1.0
 """seconds from the start of a pick-up (the movement starts) until the hand is back"""
 EYE_LEVEL_M = 0.6
-WORK_TYPES = ("counter", "hob", "sink", "table")
+WORK_TYPES = ("counter", "hob", "sink")
 """fixtures a work session is done at (their open surfaces hold the work)"""
-ARM_REACH_M = 0.8
+ARM_REACH_M = 1.0
 """at the work place, work put down on open surfaces lands within this floor distance of where the wearer
 stands, and fixtures with an object within it are used without stepping away"""
 AWAY_S = (1.5, 5.0)
 """how long a glance beside or up lasts (the work then stays out of sight)"""
+CLOSE_M = 0.7
+"""half the work is put down this close (the front of the worktop right before the wearer)"""
 SIDE_M = 2.5
 """fixtures to the wearer's side within this floor distance draw glances during the work"""
 CLOSED_TYPES = ("cupboard", "drawer", "fridge", "dishwasher", "oven", "microwave")
@@ -365,10 +367,12 @@ class _Planner:
             if not s.inside and s.id != exclude and self.spec.fixture(s.fixture).type in allowed
         ]
         self.rng.shuffle(pool)
-        for s in pool:
-            spot = self.pl.free_spot(s, obj, self.rng, self.place, ARM_REACH_M)
-            if spot is not None:
-                return s, spot
+        reach = CLOSE_M if self.rng.random() < 0.5 else ARM_REACH_M
+        for r in dict.fromkeys((reach, ARM_REACH_M)):
+            for s in pool:
+                spot = self.pl.free_spot(s, obj, self.rng, self.place, r)
+                if spot is not None:
+                    return s, spot
         return None
 
     def near_fixtures(self) -> set[str]:
