@@ -54,6 +54,8 @@ ARM_REACH_M = 1.0
 stands, and fixtures with an object within it are used without stepping away"""
 AWAY_S = (1.5, 5.0)
 """how long a glance beside or up lasts (the work then stays out of sight)"""
+STEP_UP_M = 0.12
+"""at a work place the wearer steps this much closer to the worktop than its standing place"""
 CLOSE_M = 0.7
 """half the work is put down this close (the front of the worktop right before the wearer)"""
 SIDE_M = 2.5
@@ -329,7 +331,13 @@ class _Planner:
         arm's reach, then several moves within reach (onto the worktop, into closed fixtures nearby),
         dwelling on the work after each — looking at it, to the fixtures beside, up, around."""
         ids = sorted(f for f in self.spec.stands if self.spec.fixture(f).type in WORK_TYPES)
-        self.walk_to(ids[self.rng.randrange(len(ids))])
+        fid = ids[self.rng.randrange(len(ids))]
+        self.walk_to(fid)
+        # step up to the worktop (the stands leave room to walk past)
+        fx, fy, _ = self.fixture_point(fid)
+        dx, dy = fx - self.pos[0], fy - self.pos[1]
+        d = max(math.hypot(dx, dy), 1e-6)
+        self.step_to(self.grid.nearest_free((self.pos[0] + STEP_UP_M * dx / d, self.pos[1] + STEP_UP_M * dy / d)))
         self.place = self.pos
         near = self.near_fixtures()
         try:
