@@ -36,6 +36,7 @@ from egoworld.sim.kitchen_tempo import (
     GATHER_MOVES,
     REACH_M,
     SESSION_MOVES,
+    SHIFT_SHARE,
     dwell_s,
 )
 from egoworld.sim.navigation import NavGrid, distance_at, find_path, point_at, walk_timing
@@ -362,8 +363,27 @@ class _Planner:
                 if self.move_object(obj, near, dest):
                     self.step_to(self.place)
                     self.dwell(sorted(near))
+                    self.shift_work(near)
         finally:
             self.place = None
+
+    def shift_work(self, near: set[str]) -> None:
+        """Now and then (`SHIFT_SHARE`) pick up a thing lying on the worktop within reach and put it down
+        elsewhere within reach (HD-EPIC wearers move the same things again within seconds)."""
+        if self.place is None or self.rng.random() >= SHIFT_SHARE or self.t > self.duration - 20.0:
+            return
+        px, py = self.place
+        objs = sorted(
+            o
+            for o, (sup, x, y) in self.pl.where.items()
+            if not self.supports[sup].inside and math.hypot(x - px, y - py) <= ARM_REACH_M
+        )
+        if not objs:
+            return
+        obj = objs[self.rng.randrange(len(objs))]
+        dest = self.area_spot(obj)
+        if dest is not None:
+            self.move_object(obj, near, dest)
 
     def area_spot(self, obj: str, exclude: str = "") -> tuple[SupportSpec, tuple[float, float]] | None:
         """A free spot for ``obj`` on an open surface within arm's reach of the work place."""
