@@ -22,7 +22,7 @@ GATHER_MOVES = (1, 3)
 """objects brought over from elsewhere to the work place at the start of a session (inclusive range)"""
 AREA_SHARE = 0.4
 """share of the moves within reach that put the object down on the worktop by the wearer"""
-SHIFT_SHARE = 0.5
+SHIFT_SHARE = 0.9
 """share of the moves within reach followed by a quick shift of something on the worktop"""
 DWELL_GLANCES = (0.3, 0.55, 0.65, 0.85)
 """cumulative shares of glances while dwelling: at the work, to a fixture beside, up at a wall cupboard,
