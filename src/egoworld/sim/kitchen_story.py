@@ -55,6 +55,8 @@ ARM_REACH_M = 1.0
 stands, and fixtures with an object within it are used without stepping away"""
 AWAY_S = (1.5, 5.0)
 """how long a glance beside or up lasts (the work then stays out of sight)"""
+SETTLE_S = (0.6, 1.4)
+"""after putting something into a fixture that closes, the wearer looks at it this long before closing"""
 STEP_UP_M = 0.12
 """at a work place the wearer steps this much closer to the worktop than its standing place"""
 CLOSE_M = 0.7
@@ -143,8 +145,10 @@ class _Planner:
         rng: Random,
         duration: float,
         speed: float,
+        pace: str = "hd-epic",
     ) -> None:
         self.spec = spec
+        self.pace = pace
         self.pl = placements
         self.categories = categories
         self.names = names
@@ -315,6 +319,8 @@ class _Planner:
         )
         self.last_put = end_pos
         if opened is not None:
+            if self.pace == "hd-epic":  # the hands leave it in place before closing
+                self.stay(self.rng.uniform(*SETTLE_S), end_pos)
             self.close(dst.fixture, opened, self.fixture_point(dst.fixture))
         if near is None:
             self.stay(self.rng.uniform(0.3, 1.5), None)
@@ -499,7 +505,7 @@ def plan_story(
 ) -> Story:
     """Plan a whole episode (see the module docstring); ``placements`` is updated to the final state.
     ``pace="classic"`` is the story before work sessions (room-crossing moves only)."""
-    p = _Planner(spec, placements, categories, names, rng, duration_s, speed)
+    p = _Planner(spec, placements, categories, names, rng, duration_s, speed, pace)
     p.look_around(2.0)
     reserve = 35.0  # the longest activity: two walks across the room, two fixtures, pick and put
     while p.t < duration_s - reserve:
