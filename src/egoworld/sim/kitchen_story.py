@@ -365,7 +365,7 @@ class _Planner:
                     break
                 obj = objs[self.rng.randrange(len(objs))]
                 src = self.supports[self.pl.where[obj][0]]
-                dest = self.area_spot(obj, src.id) if self.rng.random() < AREA_SHARE else None
+                dest = self.reach_spot(obj, src.id)
                 if self.move_object(obj, near, dest):
                     self.step_to(self.place)
                     self.dwell(sorted(near))
@@ -387,9 +387,29 @@ class _Planner:
         if not objs:
             return
         obj = objs[self.rng.randrange(len(objs))]
-        dest = self.area_spot(obj)
+        dest = self.reach_spot(obj, self.pl.where[obj][0])
         if dest is not None:
             self.move_object(obj, near, dest)
+
+    def reach_spot(self, obj: str, exclude: str = "") -> tuple[SupportSpec, tuple[float, float]] | None:
+        """A free spot for ``obj`` within arm's reach of the work place, in a fixture drawn uniformly among
+        those that offer one (worktop, hob, sink, the cupboards and drawers under and over it …)."""
+        assert self.place is not None
+        allowed = BY_NAME[self.categories[obj]].rests_on
+        by_fixture: dict[str, list[SupportSpec]] = {}
+        for s in self.spec.supports:
+            if s.id != exclude and self.spec.fixture(s.fixture).type in allowed:
+                by_fixture.setdefault(s.fixture, []).append(s)
+        fids = sorted(by_fixture)
+        self.rng.shuffle(fids)
+        for fid in fids:
+            sups = by_fixture[fid]
+            self.rng.shuffle(sups)
+            for s in sups:
+                spot = self.pl.free_spot(s, obj, self.rng, self.place, ARM_REACH_M)
+                if spot is not None:
+                    return s, spot
+        return None
 
     def area_spot(self, obj: str, exclude: str = "") -> tuple[SupportSpec, tuple[float, float]] | None:
         """A free spot for ``obj`` on an open surface within arm's reach of the work place."""
