@@ -396,19 +396,23 @@ class _Planner:
         those that offer one (worktop, hob, sink, the cupboards and drawers under and over it …)."""
         assert self.place is not None
         allowed = BY_NAME[self.categories[obj]].rests_on
-        by_fixture: dict[str, list[SupportSpec]] = {}
+        by_type: dict[str, dict[str, list[SupportSpec]]] = {}
         for s in self.spec.supports:
-            if s.id != exclude and self.spec.fixture(s.fixture).type in allowed:
-                by_fixture.setdefault(s.fixture, []).append(s)
-        fids = sorted(by_fixture)
-        self.rng.shuffle(fids)
-        for fid in fids:
-            sups = by_fixture[fid]
-            self.rng.shuffle(sups)
-            for s in sups:
-                spot = self.pl.free_spot(s, obj, self.rng, self.place, ARM_REACH_M)
-                if spot is not None:
-                    return s, spot
+            kind = self.spec.fixture(s.fixture).type
+            if s.id != exclude and kind in allowed:
+                by_type.setdefault(kind, {}).setdefault(s.fixture, []).append(s)
+        kinds = sorted(by_type)
+        self.rng.shuffle(kinds)
+        for kind in kinds:
+            fids = sorted(by_type[kind])
+            self.rng.shuffle(fids)
+            for fid in fids:
+                sups = by_type[kind][fid]
+                self.rng.shuffle(sups)
+                for s in sups:
+                    spot = self.pl.free_spot(s, obj, self.rng, self.place, ARM_REACH_M)
+                    if spot is not None:
+                        return s, spot
         return None
 
     def area_spot(self, obj: str, exclude: str = "") -> tuple[SupportSpec, tuple[float, float]] | None:
