@@ -30,7 +30,6 @@ from egoworld.sim.fixtures import OPEN_TIME_S
 from egoworld.sim.head import gaze_to_yaw_pitch, smooth_angles
 from egoworld.sim.kitchen_layout import KitchenSpec, SupportSpec
 from egoworld.sim.kitchen_tempo import (
-    AREA_SHARE,
     CLOSED_SHARE,
     DWELL_GLANCES,
     GATHER_MOVES,

@@ -20,8 +20,6 @@ SESSION_MOVES = (3, 8)
 """moves in one work session (inclusive range)"""
 GATHER_MOVES = (1, 3)
 """objects brought over from elsewhere to the work place at the start of a session (inclusive range)"""
-AREA_SHARE = 0.4
-"""share of the moves within reach that put the object down on the worktop by the wearer"""
 SHIFT_SHARE = 0.9
 """share of the moves within reach followed by a quick shift of something on the worktop"""
 DWELL_GLANCES = (0.3, 0.55, 0.65, 0.85)
