@@ -327,7 +327,10 @@ class _Planner:
 
     def go_to(self, fixture_id: str, point: tuple[float, ...]) -> None:
         """To the work place when ``point`` lies within arm's reach of it, else to the fixture."""
-        if self.place is not None and math.hypot(point[0] - self.place[0], point[1] - self.place[1]) <= ARM_REACH_M:
+        if (
+            self.place is not None
+            and math.hypot(point[0] - self.place[0], point[1] - self.place[1]) <= ARM_REACH_M
+        ):
             self.step_to(self.place)
         else:
             self.walk_to(fixture_id)
@@ -343,14 +346,18 @@ class _Planner:
         fx, fy, _ = self.fixture_point(fid)
         dx, dy = fx - self.pos[0], fy - self.pos[1]
         d = max(math.hypot(dx, dy), 1e-6)
-        self.step_to(self.grid.nearest_free((self.pos[0] + STEP_UP_M * dx / d, self.pos[1] + STEP_UP_M * dy / d)))
+        self.step_to(
+            self.grid.nearest_free((self.pos[0] + STEP_UP_M * dx / d, self.pos[1] + STEP_UP_M * dy / d))
+        )
         self.place = self.pos
         near = self.near_fixtures()
         try:
             for _ in range(self.rng.randint(*GATHER_MOVES)):
                 if self.t > self.duration - 35.0:
                     return
-                objs = sorted(o for o, (sup, _, _) in self.pl.where.items() if self.supports[sup].fixture not in near)
+                objs = sorted(
+                    o for o, (sup, _, _) in self.pl.where.items() if self.supports[sup].fixture not in near
+                )
                 if not objs:
                     break
                 obj = objs[self.rng.randrange(len(objs))]
@@ -359,7 +366,9 @@ class _Planner:
                     self.step_to(self.place)
                     self.dwell(sorted(near))
             for _ in range(self.rng.randint(*SESSION_MOVES)):
-                objs = sorted(o for o, (sup, _, _) in self.pl.where.items() if self.supports[sup].fixture in near)
+                objs = sorted(
+                    o for o, (sup, _, _) in self.pl.where.items() if self.supports[sup].fixture in near
+                )
                 if not objs or self.t > self.duration - 20.0:
                     break
                 obj = objs[self.rng.randrange(len(objs))]
