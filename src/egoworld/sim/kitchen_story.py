@@ -47,7 +47,7 @@ GRID_DT = 0.05
 PICK_S = 1.0
 """seconds from the start of a pick-up (the movement starts) until the hand is back"""
 EYE_LEVEL_M = 0.6
-WORK_TYPES = ("counter", "hob", "sink")
+WORK_TYPES = ("counter", "hob")
 """fixtures a work session is done at (their open surfaces hold the work)"""
 ARM_REACH_M = 1.0
 """at the work place, work put down on open surfaces lands within this floor distance of where the wearer
@@ -377,14 +377,17 @@ class _Planner:
                 if self.move_object(obj, near, dest):
                     self.step_to(self.place)
                     self.dwell(sorted(near))
-                    self.shift_work(near)
+                    for _ in range(3):
+                        if self.rng.random() >= SHIFT_SHARE:
+                            break
+                        self.shift_work(near)
         finally:
             self.place = None
 
     def shift_work(self, near: set[str]) -> None:
         """Now and then (`SHIFT_SHARE`) pick up a thing lying on the worktop within reach and put it down
         elsewhere within reach (HD-EPIC wearers move the same things again within seconds)."""
-        if self.place is None or self.rng.random() >= SHIFT_SHARE or self.t > self.duration - 20.0:
+        if self.place is None or self.t > self.duration - 20.0:
             return
         px, py = self.place
         objs = sorted(

@@ -20,7 +20,7 @@ SESSION_MOVES = (3, 8)
 """moves in one work session (inclusive range)"""
 GATHER_MOVES = (1, 3)
 """objects brought over from elsewhere to the work place at the start of a session (inclusive range)"""
-SHIFT_SHARE = 0.9
+SHIFT_SHARE = 0.6
 """share of the moves within reach followed by a quick shift of something on the worktop"""
 DWELL_GLANCES = (0.3, 0.55, 0.65, 0.85)
 """cumulative shares of glances while dwelling: at the work, to a fixture beside, up at a wall cupboard,
