@@ -56,7 +56,7 @@ AWAY_S = (1.5, 5.0)
 """how long a glance beside or up lasts (the work then stays out of sight)"""
 SETTLE_S = (0.6, 1.4)
 """after putting something into a fixture that closes, the wearer looks at it this long before closing"""
-STEP_UP_M = 0.12
+STEP_UP_M = 0.2
 """at a work place the wearer steps this much closer to the worktop than its standing place"""
 CLOSE_M = 0.7
 """half the work is put down this close (the front of the worktop right before the wearer)"""
@@ -181,9 +181,14 @@ class _Planner:
         stands = self.spec.stands[fixture_id]
         self.step_to(min(stands, key=lambda p: math.hypot(p[0] - self.pos[0], p[1] - self.pos[1])))
 
-    def step_to(self, goal: tuple[float, float]) -> None:
-        """Walk to the floor point ``goal`` (nothing when already there)."""
+    def step_to(self, goal: tuple[float, float], exact: bool = False) -> None:
+        """Walk to the floor point ``goal`` (nothing when already there); ``exact``: to the point itself even
+        where the walking grid keeps a body's width from the fixtures (stepping right up to a worktop)."""
         path = find_path(self.grid, self.pos, goal)
+        if math.hypot(path[0][0] - self.pos[0], path[0][1] - self.pos[1]) > 1e-9:
+            path = [self.pos, *path]  # from right at a worktop back onto the walking grid
+        if exact and math.hypot(path[-1][0] - goal[0], path[-1][1] - goal[1]) > 1e-9:
+            path = [*path, goal]
         dist, seconds = walk_timing(path, self.speed)
         if dist[-1] < 0.05:
             return
@@ -331,7 +336,7 @@ class _Planner:
             self.place is not None
             and math.hypot(point[0] - self.place[0], point[1] - self.place[1]) <= ARM_REACH_M
         ):
-            self.step_to(self.place)
+            self.step_to(self.place, exact=True)
         else:
             self.walk_to(fixture_id)
 
@@ -346,9 +351,7 @@ class _Planner:
         fx, fy, _ = self.fixture_point(fid)
         dx, dy = fx - self.pos[0], fy - self.pos[1]
         d = max(math.hypot(dx, dy), 1e-6)
-        self.step_to(
-            self.grid.nearest_free((self.pos[0] + STEP_UP_M * dx / d, self.pos[1] + STEP_UP_M * dy / d))
-        )
+        self.step_to((self.pos[0] + STEP_UP_M * dx / d, self.pos[1] + STEP_UP_M * dy / d), exact=True)
         self.place = self.pos
         near = self.near_fixtures()
         try:
@@ -363,7 +366,7 @@ class _Planner:
                 obj = objs[self.rng.randrange(len(objs))]
                 dest = self.area_spot(obj)
                 if dest is not None and self.move_object(obj, near, dest):
-                    self.step_to(self.place)
+                    self.step_to(self.place, exact=True)
                     self.dwell(sorted(near))
             for _ in range(self.rng.randint(*SESSION_MOVES)):
                 objs = sorted(
@@ -375,7 +378,7 @@ class _Planner:
                 src = self.supports[self.pl.where[obj][0]]
                 dest = self.reach_spot(obj, src.id)
                 if self.move_object(obj, near, dest):
-                    self.step_to(self.place)
+                    self.step_to(self.place, exact=True)
                     self.dwell(sorted(near))
                     for _ in range(3):
                         if self.rng.random() >= SHIFT_SHARE:
