@@ -471,7 +471,10 @@ class _Planner:
             if work and r < at_work:
                 target = work[self.rng.randrange(len(work))]
             elif side and r < to_side:
-                target = self.fixture_point(side[self.rng.randrange(len(side))])
+                # away from one of the things on the worktop: it lies behind the head, others ahead
+                w = work[self.rng.randrange(len(work))]
+                away = [f for f in side if self.across(f, w)] or side
+                target = self.fixture_point(away[self.rng.randrange(len(away))])
                 hold = self.rng.uniform(*AWAY_S)
             elif high and r < up:
                 target = self.fixture_point(high[self.rng.randrange(len(high))])
@@ -480,6 +483,13 @@ class _Planner:
                 pool = near if r < within else ids
                 target = self.fixture_point(pool[self.rng.randrange(len(pool))])
             self.stay(hold, target)
+
+    def across(self, fid: str, point: tuple[float, float, float]) -> bool:
+        """Whether the fixture and ``point`` lie on either side of the wearer (more than 90° apart)."""
+        p = self.fixture_point(fid)
+        ax, ay = p[0] - self.pos[0], p[1] - self.pos[1]
+        bx, by = point[0] - self.pos[0], point[1] - self.pos[1]
+        return ax * bx + ay * by < 0
 
     def work_points(self) -> list[tuple[float, float, float]]:
         """Where the objects on open surfaces within arm's reach of the work place are."""
