@@ -169,6 +169,8 @@ class _Planner:
         self.place: tuple[float, float] | None = None
         """the floor point of the current work session's place (None outside a session)"""
         self.last_put: tuple[float, float, float] | None = None
+        self.worked: dict[str, int] = {}
+        """work sessions held at each work place so far"""
 
     # ---- primitives of behaviour ---------------------------------------------------------------
     def stay(self, seconds: float, target: tuple[float, float, float] | None) -> None:
@@ -345,7 +347,10 @@ class _Planner:
         arm's reach, then several moves within reach (onto the worktop, into closed fixtures nearby),
         dwelling on the work after each — looking at it, to the fixtures beside, up, around."""
         ids = sorted(f for f in self.spec.stands if self.spec.fixture(f).type in WORK_TYPES)
+        least = min(self.worked.get(f, 0) for f in ids)
+        ids = [f for f in ids if self.worked.get(f, 0) == least]  # the work moves round the kitchen
         fid = ids[self.rng.randrange(len(ids))]
+        self.worked[fid] = self.worked.get(fid, 0) + 1
         self.walk_to(fid)
         # step up to the worktop (the stands leave room to walk past)
         fx, fy, _ = self.fixture_point(fid)
