@@ -33,6 +33,7 @@ from egoworld.sim.kitchen_tempo import (
     CLOSED_SHARE,
     DWELL_GLANCES,
     GATHER_MOVES,
+    PUT_AWAY_MOVES,
     REACH_M,
     SESSION_MOVES,
     SHIFT_SHARE,
@@ -389,8 +390,46 @@ class _Planner:
                         if self.rng.random() >= SHIFT_SHARE:
                             break
                         self.shift_work(near)
+            self.put_away(near)
         finally:
             self.place = None
+
+    def put_away(self, near: set[str]) -> None:
+        """At the end of a session, take a few things from within reach back to fixtures across the room
+        (the kind of fixture drawn uniformly among those that suit the thing)."""
+        assert self.place is not None
+        px, py = self.place
+        for _ in range(self.rng.randint(*PUT_AWAY_MOVES)):
+            objs = sorted(
+                o
+                for o, (sup, x, y) in self.pl.where.items()
+                if math.hypot(x - px, y - py) <= ARM_REACH_M and self.supports[sup].fixture in near
+            )
+            if not objs or self.t > self.duration - 35.0:
+                return
+            obj = objs[self.rng.randrange(len(objs))]
+            src = self.supports[self.pl.where[obj][0]]
+            allowed = BY_NAME[self.categories[obj]].rests_on
+            by_type: dict[str, list[SupportSpec]] = {}
+            for s in self.spec.supports:
+                if s.fixture not in near and self.spec.fixture(s.fixture).type in allowed:
+                    by_type.setdefault(self.spec.fixture(s.fixture).type, []).append(s)
+            kinds = sorted(by_type)
+            self.rng.shuffle(kinds)
+            dest = None
+            for kind in kinds:
+                sups = by_type[kind]
+                self.rng.shuffle(sups)
+                for s in sups:
+                    spot = self.pl.free_spot(s, obj, self.rng)
+                    if spot is not None:
+                        dest = (s, spot)
+                        break
+                if dest is not None:
+                    break
+            if dest is None or src.id == dest[0].id:
+                continue
+            self.move_object(obj, None, dest)
 
     def shift_work(self, near: set[str]) -> None:
         """Now and then (`SHIFT_SHARE`) pick up a thing lying on the worktop within reach and put it down

@@ -20,6 +20,8 @@ SESSION_MOVES = (3, 8)
 """moves in one work session (inclusive range)"""
 GATHER_MOVES = (1, 3)
 """objects brought over from elsewhere to the work place at the start of a session (inclusive range)"""
+PUT_AWAY_MOVES = (1, 2)
+"""things taken back across the room at the end of a session (inclusive range)"""
 SHIFT_SHARE = 0.6
 """share of the moves within reach followed by a quick shift of something on the worktop"""
 DWELL_GLANCES = (0.3, 0.55, 0.65, 0.85)
