@@ -141,3 +141,13 @@ def test_each_pattern_variant_draws_its_own_pattern(pattern: str) -> None:
     print(f"{pattern}: colour2 on {got.mean():.3f} of the face, agreement {np.mean(got == want):.4f}")
     assert np.mean(got == want) > 0.97
     assert got.any() == want.any()
+
+
+def test_a_scene_with_nothing_in_view_renders_the_background() -> None:
+    """No primitive reaches any face (an empty scene under a sky, its ground far below): no draw at all, every
+    pixel the background's."""
+    for camera in (aria_fisheye(96), pinhole(64, 48, 60.0)):
+        sky = SkyBackground(Look((0, 0, 0)), ground_z=-1e4)
+        frame = Renderer(camera).render(PartsBuilder().build(), POSE, sky)
+        seen = ~np.isnan(frame.depth)
+        assert np.all(frame.ids == 0) and seen.sum() > 0 and np.all(frame.depth[seen] > 1e3)
