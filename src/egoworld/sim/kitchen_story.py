@@ -188,7 +188,8 @@ class _Planner:
         """Walk to the floor point ``goal`` (nothing when already there); ``exact``: to the point itself even
         where the walking grid keeps a body's width from the fixtures (stepping right up to a worktop)."""
         path = find_path(self.grid, self.pos, goal)
-        if math.hypot(path[0][0] - self.pos[0], path[0][1] - self.pos[1]) > 1e-9:
+        off_path = math.hypot(path[0][0] - self.pos[0], path[0][1] - self.pos[1]) > 1e-9
+        if off_path and self.pace == "hd-epic":  # (the classic story stays as it was: it jumped)
             path = [self.pos, *path]  # from right at a worktop back onto the walking grid
         if exact and math.hypot(path[-1][0] - goal[0], path[-1][1] - goal[1]) > 1e-9:
             path = [*path, goal]
