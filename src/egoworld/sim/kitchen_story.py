@@ -6,9 +6,11 @@
   close the fixture, carry it (the object is *in motion* from pick-up to put-down) to another fixture whose
   type suits the category — about a third of the time into a closed one (cupboard, drawer, fridge …) —
   open it, put the object down on a free spot, close it;
-* **work session** (most of the time, as HD-EPIC wearers work: `egoworld.sim.kitchen_tempo`): stand at one
-  fixture and make several moves between fixtures within reach, most of them into closed ones, dwelling on
-  the work nearby between moves (so just-moved objects sit out of sight close to the camera);
+* **work session** (most of the time, as HD-EPIC wearers work: `egoworld.sim.kitchen_tempo`): step right up
+  to a work place (a worktop or the hob; the least used first), bring a few things over, make several moves
+  to fixtures within arm's reach, most of them into closed ones, with quick shifts of things on the worktop,
+  dwelling on the work between moves and glancing beside or up (so just-moved objects sit out of sight close
+  to the camera), then put a thing or two away across the room;
 * **browse**: open a fixture, look in, close it;
 * **look around**: stand and glance at other fixtures.
 
