@@ -123,7 +123,11 @@ class RawEpisode:
         done = [(m["end_s"], i) for i, m in enumerate(moves) if m["end_s"] <= t]
         if done:
             _, i = max(done)
-            pos, fix, since = np.array(moves[i]["end_position"]), moves[i].get("end_fixture"), moves[i]["end_s"]
+            pos, fix, since = (
+                np.array(moves[i]["end_position"]),
+                moves[i].get("end_fixture"),
+                moves[i]["end_s"],
+            )
         else:
             first = moves[0] if moves else {}
             pos = np.array(first.get("start_position") or o.get("initial_position"))
@@ -136,7 +140,9 @@ class RawEpisode:
         the drawer's ``open_offset_m``."""
         fx = next((f for f in self.fixtures if f["id"] == fixture), None)
         offset = (fx or {}).get("meta", {}).get("open_offset_m")
-        if offset is None or not any(iv["start_s"] <= t <= iv["end_s"] for iv in fx.get("open_intervals", [])):
+        if offset is None or not any(
+            iv["start_s"] <= t <= iv["end_s"] for iv in fx.get("open_intervals", [])
+        ):
             return np.zeros(3)
         return np.array(offset, dtype=float)
 

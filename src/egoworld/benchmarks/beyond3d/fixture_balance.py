@@ -18,7 +18,6 @@ from collections.abc import Iterable, Sequence
 from egoworld.benchmarks.beyond3d.letters import move_gold
 from egoworld.core.schema import Sample
 
-
 #: the exact exchanges' solver limits: a node count, not a time, so the result does not depend on the
 #: machine's speed (the time limit is only a guard); the best set found within them is used
 OPTIONS = {"node_limit": 2000, "time_limit": 600.0}
