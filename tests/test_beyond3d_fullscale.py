@@ -123,11 +123,28 @@ class RawEpisode:
         done = [(m["end_s"], i) for i, m in enumerate(moves) if m["end_s"] <= t]
         if done:
             _, i = max(done)
-            return np.array(moves[i]["end_position"]), moves[i].get("end_fixture"), moves[i]["end_s"]
-        first = moves[0] if moves else {}
-        pos = first.get("start_position") or o.get("initial_position")
-        fix = first.get("start_fixture") or o.get("initial_fixture")
-        return np.array(pos), fix, 0.0
+            pos, fix, since = (
+                np.array(moves[i]["end_position"]),
+                moves[i].get("end_fixture"),
+                moves[i]["end_s"],
+            )
+        else:
+            first = moves[0] if moves else {}
+            pos = np.array(first.get("start_position") or o.get("initial_position"))
+            fix = first.get("start_fixture") or o.get("initial_fixture")
+            since = 0.0
+        return pos + self.drawer_offset(fix, t), fix, since
+
+    def drawer_offset(self, fixture: str | None, t: float) -> np.ndarray:
+        """Where a drawer's content stands while the drawer is open: its recorded (closed) position moved by
+        the drawer's ``open_offset_m``."""
+        fx = next((f for f in self.fixtures if f["id"] == fixture), None)
+        offset = (fx or {}).get("meta", {}).get("open_offset_m")
+        if offset is None or not any(
+            iv["start_s"] <= t <= iv["end_s"] for iv in fx.get("open_intervals", [])
+        ):
+            return np.zeros(3)
+        return np.array(offset, dtype=float)
 
     def to_cam(self, p: np.ndarray, t: float) -> np.ndarray:
         m = self.pose(t)

@@ -144,10 +144,11 @@ def test_extra_units_go_where_the_joint_table_can_take_them() -> None:
     """Three candidates, two of which agree in a class: the largest balanced pair must be the two that
     differ in every class, whatever the seed's order of classes."""
 
-    def cand(i: int, quad: str, cell: int) -> Candidate:
+    def cand(i: int, quad: str, cell: int) -> Candidate:  # at its own moment (`Candidate.moments`)
+        q = 100.0 + 10 * i
         return Candidate(
-            kind="out_of_sight", episode=0, obj=i, k=0, query_s=100.0, moves=1, key=(0, i, 0, "short"),
-            priority=i, horizon_s=5.0, last_visible_s=95.0, placement_s=90.0, oc=(quad, cell),
+            kind="out_of_sight", episode=0, obj=i, k=0, query_s=q, moves=1, key=(0, i, 0, "short"),
+            priority=i, horizon_s=5.0, last_visible_s=q - 5, placement_s=q - 10, oc=(quad, cell),
             oo=[((cell, cell), 9)], lv_ranks=[1, 2, 3, 4, 5], lp_ranks=[1, 2, 3, 4, 5],
         )  # fmt: skip
 
@@ -178,3 +179,21 @@ def test_type_quotas_never_exceed_a_marginal() -> None:
         for d in range(4):
             got = {v: sum(q for t, q in quota.items() if t[d] == v) for v in labels[d]}
             assert all(got[v] <= marginals[d][v] for v in labels[d]), (avail, marginals, quota)
+
+
+def test_one_anchor_per_timestamp_moment() -> None:
+    """Two anchors at the same shown query and last-visible (or placement) second would share a correct
+    choice text, a blind prior's double win: the selection takes one of them only."""
+
+    def cand(i: int, q: float, lv: float, lp: float) -> Candidate:  # classes apart: a balanced pair
+        return Candidate(
+            kind="out_of_sight", episode=i, obj=i, k=0, query_s=q, moves=1, key=(i, i, 0, "short"),
+            priority=i, horizon_s=q - lv, last_visible_s=lv, placement_s=lp, oc=(("FL", "BR")[i], i),
+            oo=[((i, i), 9)], lv_ranks=[1, 2, 3, 4, 5], lp_ranks=[1, 2, 3, 4, 5],
+        )  # fmt: skip
+
+    assert cand(0, 100.2, 95.4, 90.0).moments == (("lv", 100, 95), ("lp", 100, 90))
+    twins = [cand(0, 100.0, 95.0, 90.0), cand(1, 100.4, 95.2, 60.0)]  # the same Last Visible Time text
+    assert len(select_balanced(twins, 2, seed=0)[0].anchors) == 1
+    apart = [twins[0], cand(1, 101.0, 95.0, 60.0)]
+    assert select_balanced(apart, 2, seed=0)[1] is None

@@ -19,19 +19,19 @@ def test_twenty_minutes_of_kitchen_fill_thirty_balanced_anchors(tmp_path: Path) 
     assert report.controls == 30
 
 
-#: the seeds that fall short of 30 (22–26 anchors, README "Kitchen story pace"): a floor against regressions
-WORST_SEEDS = (1, 7, 10, 15)
+#: the four seeds of 0–19 that hold the fewest (55–70 anchors; README "Kitchen story pace"): every seed fills 30
+WORST_SEEDS = (8, 9, 10, 11)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", WORST_SEEDS)
-def test_the_worst_seeds_still_hold_twenty_balanced_anchors(tmp_path: Path, seed: int) -> None:
+def test_the_worst_seeds_still_hold_thirty_balanced_anchors(tmp_path: Path, seed: int) -> None:
     worlds = sim_kitchens(tmp_path / "w", episodes=4, minutes=5.0, seed=seed, render=False)
     # asked for more than the world holds, the build delivers the largest exactly balanced set it finds
     report = build_beyond3d(
         [worlds], tmp_path / "b", BuildConfig(anchors=1000, controls=0, detections="none")
     )
-    assert report.anchors >= 20, report.lines()
+    assert report.anchors >= 30, report.lines()
 
 
 def test_story_pace_is_hd_epics(data_dir: Path) -> None:

@@ -50,7 +50,7 @@ def kitchen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
     root = tmp_path_factory.mktemp("kitchen")
     truth = root / "truth"
-    synth_world_set("kitchen", truth, 1, 5, KitchenConfig(minutes=2.0, fps=2.0, size=128, objects=24))
+    synth_world_set("kitchen", truth, 1, 7, KitchenConfig(minutes=2.0, fps=2.0, size=128, objects=24))
     ep = load_episode(truth / "kitchen_000")
     ann = write_annotations(ep, root / "annotations")
     (root / "rec").mkdir()

@@ -22,7 +22,10 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 @pytest.fixture(scope="module")
 def kitchen() -> tuple[KitchenWorld, list[tuple[object, np.ndarray]], object]:
-    ep, sim = build_kitchen_episode("fisheye_layout", 0, KitchenConfig(minutes=1.0, fps=1.0, size=448))
+    # the classic story's frames: a renderer test, kept apart from changes to the kitchen story (the HD-EPIC
+    # pace's close-ups at a worktop measured colour MAE 3.7-5.1 here, ids 99.5 %)
+    cfg = KitchenConfig(minutes=1.0, fps=1.0, size=448, pace="classic")
+    ep, sim = build_kitchen_episode("fisheye_layout", 0, cfg)
     world = KitchenWorld(sim, ep)
     frames = [(world.primitives(float(t)), world.camera_pose(float(t))) for t in ep.poses.times_s[::20][:3]]
     return world, frames, ep.camera

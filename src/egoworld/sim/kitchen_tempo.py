@@ -16,8 +16,17 @@ HD_EPIC_MOVES_PER_MIN = 7.75
 HD_EPIC_REST_QUANTILES_S = {10: 2.4, 25: 8.8, 50: 37.1, 75: 141.9, 90: 400.7}
 REACH_M = 1.3
 """fixtures whose standing place lies within this distance are worked at without crossing the room"""
-SESSION_MOVES = (2, 6)
+SESSION_MOVES = (3, 8)
 """moves in one work session (inclusive range)"""
+GATHER_MOVES = (1, 3)
+"""objects brought over from elsewhere to the work place at the start of a session (inclusive range)"""
+PUT_AWAY_MOVES = (1, 2)
+"""things taken back across the room at the end of a session (inclusive range)"""
+SHIFT_SHARE = 0.6
+"""share of the moves within reach followed by a quick shift of something on the worktop"""
+DWELL_GLANCES = (0.3, 0.55, 0.65, 0.85)
+"""cumulative shares of glances while dwelling: at the work, to a fixture beside, up at a wall cupboard,
+at a fixture within reach (the rest: anywhere in the room)"""
 CLOSED_SHARE = 0.6
 """share of moves that put the object into a closed fixture (out of sight until it is moved again)"""
 

@@ -24,8 +24,16 @@ class Placements:
     def on_support(self, support_id: str) -> list[tuple[str, float, float]]:
         return [(o, x, y) for o, (s, x, y) in self.where.items() if s == support_id]
 
-    def free_spot(self, support: SupportSpec, obj: str, rng: Random) -> tuple[float, float] | None:
-        """A random free (x, y) for ``obj`` on ``support``, or None when it does not fit."""
+    def free_spot(
+        self,
+        support: SupportSpec,
+        obj: str,
+        rng: Random,
+        near: tuple[float, float] | None = None,
+        reach_m: float = 0.0,
+    ) -> tuple[float, float] | None:
+        """A random free (x, y) for ``obj`` on ``support``, or None when it does not fit (with ``near``, a
+        floor point: among the free spots within ``reach_m`` of it only)."""
         r, h = self.radius[obj], self.height[obj]
         if h > support.clearance:
             return None
@@ -50,6 +58,8 @@ class Placements:
                 & (cand[:, 1] < bhi[1] + r)
             )
             ok &= ~inside
+        if near is not None:
+            ok &= np.hypot(cand[:, 0] - near[0], cand[:, 1] - near[1]) <= reach_m
         idx = np.flatnonzero(ok)
         if len(idx) == 0:
             return None

@@ -99,6 +99,19 @@ class Candidate:
     def stratum(self) -> tuple[str, str]:
         return (query_bucket(self.query_s), horizon_bucket(self.horizon_s or 0.0))
 
+    @property
+    def moments(self) -> tuple[tuple, ...]:
+        """The shown (query, answer) seconds of its timestamp questions: two anchors that share one would
+        share a correct choice text ("00:03:15 — 3 seconds before the end"), a guess a blind prior wins
+        twice with, so a selection holds at most one anchor per moment."""
+        q = round_time(self.query_s)
+        out: tuple[tuple, ...] = ()
+        if self.last_visible_s is not None:
+            out += (("lv", q, round_time(self.last_visible_s)),)
+        if self.placement_s is not None:
+            out += (("lp", q, round_time(self.placement_s)),)
+        return out
+
 
 @dataclass(frozen=True)
 class Needs:

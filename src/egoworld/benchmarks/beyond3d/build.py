@@ -289,7 +289,7 @@ def _label_balance(plan: dict) -> LabelBalance:
     """The planned gold label of every Nearest Fixture question and the build's chance, for distractors
     that keep a constant-label guess at chance."""
     chance = sum(1 / q.options for q in plan.values()) / len(plan)
-    return LabelBalance([q.gold for q in plan.values()], chance)
+    return LabelBalance([q.gold for q in plan.values()], chance, [q.options for q in plan.values()])
 
 
 def balance_summary(samples: Sequence[Sample]) -> dict:

@@ -37,7 +37,7 @@ from egoworld.benchmarks.beyond3d.shortfall import Shortfall, select_balanced
 from egoworld.core.hashing import seeded_rng
 
 #: how far (in questions) a gold label's count may exceed its allowance, tried in turn
-SLACKS = (0.5, 1.0, 2.0)
+SLACKS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
 
 
 @dataclass(frozen=True)

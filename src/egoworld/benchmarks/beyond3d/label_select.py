@@ -117,6 +117,9 @@ def allowance_selection(
     keys: dict = defaultdict(list)
     for i, c in enumerate(pool):
         keys[c.key].append(index[("y", i, None)])
+    for i, c in enumerate(pool):  # one anchor per moment (`Candidate.moments`)
+        for m in c.moments:
+            keys[m].append(index[("y", i, None)])
     for ys in keys.values():
         if len(ys) > 1:
             row([(j, 1.0) for j in ys], 0.0, 1.0)

@@ -199,11 +199,12 @@ class _State:
         self.lv = CapacitatedAssignment(lv) if needs.last_visible else None
         self.lp = CapacitatedAssignment(lp) if needs.last_placement else None
         self.used: set = set()
+        self.moments: set = set()
         self.chosen: list[Candidate] = []
         self.per_stratum: dict = defaultdict(int)
 
     def take(self, c: Candidate, only: tuple | None = None) -> bool:
-        if c.key in self.used:
+        if c.key in self.used or not self.moments.isdisjoint(c.moments):
             return False
         rng = seeded_rng(self.seed, "options", *c.id)
         added = []
@@ -219,6 +220,7 @@ class _State:
                 return False
             added.append(assign)
         self.used.add(c.key)
+        self.moments.update(c.moments)
         self.chosen.append(c)
         self.per_stratum[c.stratum] += 1
         return True
@@ -226,6 +228,7 @@ class _State:
     def remove(self, c: Candidate) -> None:
         self.chosen.remove(c)
         self.used.discard(c.key)
+        self.moments.difference_update(c.moments)
         self.per_stratum[c.stratum] -= 1
         for assign in (self.types, self.lv, self.lp):
             if assign is not None and c.id in assign.assigned:
