@@ -24,4 +24,5 @@ def test_cpu_seconds_count_work_and_not_waiting():
         pass
     busy_wall, busy_cpu = _since(started)
     assert slept_wall >= 0.2 and slept_cpu < 0.1
-    assert busy_cpu >= 0.19 and busy_wall >= busy_cpu * 0.5
+    # os.times counts whole clock ticks (10 ms): 0.2 s of CPU can read 0.18-0.21 (CI once read 0.19 - 1e-13)
+    assert busy_cpu >= 0.17 and busy_wall >= busy_cpu * 0.5
