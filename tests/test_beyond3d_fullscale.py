@@ -55,6 +55,13 @@ def test_full_scale_counts_are_exactly_balanced(full: tuple[Path, Path]) -> None
     for t in ("last_visible_time", "last_placement_time"):
         ranks = Counter(s.metadata["correct_rank"] for s in bench.samples if s.task == t)
         assert ranks == {r: N // 5 for r in range(1, 6)}
+        # one anchor per shown moment: no two questions share a query second and a correct choice text
+        moments = [
+            (s.episode, round(s.metadata["query_s"]), s.choices[s.answer])
+            for s in bench.samples
+            if s.task == t
+        ]
+        assert len(set(moments)) == len(moments)
     direction = Counter(
         s.metadata["gold_class"] for s in bench.samples if s.task == "object_camera_direction"
     )

@@ -111,6 +111,9 @@ def test_label_balance_counts_deficits() -> None:
     assert b.deficit("sink") == 5.0 and b.deficit("fridge") == 0.0
     with pytest.raises(ValueError):
         LabelBalance([], chance=1.0)
+    # with each gold's option count: k - 1 offers per gold question (a 5-option gold needs 4)
+    sized = LabelBalance(["sink", "sink", "hob"], chance=0.25, options=[5, 3, 5])
+    assert sized.deficit("sink") == 6.0 and sized.deficit("hob") == 4.0
 
 
 def test_three_option_slots_go_last_to_the_named_keys() -> None:

@@ -413,23 +413,11 @@ class _Planner:
             obj = objs[self.rng.randrange(len(objs))]
             src = self.supports[self.pl.where[obj][0]]
             allowed = BY_NAME[self.categories[obj]].rests_on
-            by_type: dict[str, list[SupportSpec]] = {}
+            by_type: dict[str, list[list[SupportSpec]]] = {}  # one group per kind: fixtures not told apart
             for s in self.spec.supports:
                 if s.fixture not in near and self.spec.fixture(s.fixture).type in allowed:
-                    by_type.setdefault(self.spec.fixture(s.fixture).type, []).append(s)
-            kinds = sorted(by_type)
-            self.rng.shuffle(kinds)
-            dest = None
-            for kind in kinds:
-                sups = by_type[kind]
-                self.rng.shuffle(sups)
-                for s in sups:
-                    spot = self.pl.free_spot(s, obj, self.rng)
-                    if spot is not None:
-                        dest = (s, spot)
-                        break
-                if dest is not None:
-                    break
+                    by_type.setdefault(self.spec.fixture(s.fixture).type, [[]])[0].append(s)
+            dest = self.spot_by_kind(obj, by_type)
             if dest is None or src.id == dest[0].id:
                 continue
             self.move_object(obj, None, dest)
@@ -457,21 +445,33 @@ class _Planner:
         those that offer one (worktop, hob, sink, the cupboards and drawers under and over it …)."""
         assert self.place is not None
         allowed = BY_NAME[self.categories[obj]].rests_on
-        by_type: dict[str, dict[str, list[SupportSpec]]] = {}
+        by_fixture: dict[str, dict[str, list[SupportSpec]]] = {}
         for s in self.spec.supports:
             kind = self.spec.fixture(s.fixture).type
             if s.id != exclude and kind in allowed:
-                by_type.setdefault(kind, {}).setdefault(s.fixture, []).append(s)
+                by_fixture.setdefault(kind, {}).setdefault(s.fixture, []).append(s)
+        by_type = {kind: [fixtures[f] for f in sorted(fixtures)] for kind, fixtures in by_fixture.items()}
+        return self.spot_by_kind(obj, by_type, self.place, ARM_REACH_M)
+
+    def spot_by_kind(
+        self,
+        obj: str,
+        by_type: dict[str, list[list[SupportSpec]]],
+        near: tuple[float, float] | None = None,
+        reach_m: float = 0.0,
+    ) -> tuple[SupportSpec, tuple[float, float]] | None:
+        """The first free spot for ``obj`` (within ``reach_m`` of ``near`` when given) trying the fixture
+        kinds of ``by_type`` in a random order, so each kind is drawn uniformly whatever its count, then
+        its groups of supports (one per fixture) and their supports in random orders."""
         kinds = sorted(by_type)
         self.rng.shuffle(kinds)
         for kind in kinds:
-            fids = sorted(by_type[kind])
-            self.rng.shuffle(fids)
-            for fid in fids:
-                sups = by_type[kind][fid]
+            groups = by_type[kind]
+            self.rng.shuffle(groups)
+            for sups in groups:
                 self.rng.shuffle(sups)
                 for s in sups:
-                    spot = self.pl.free_spot(s, obj, self.rng, self.place, ARM_REACH_M)
+                    spot = self.pl.free_spot(s, obj, self.rng, near, reach_m)
                     if spot is not None:
                         return s, spot
         return None

@@ -113,11 +113,12 @@ def _fallback_holders(hidden, base, ks, holds):  # noqa: ANN001, ANN202 - numpy 
     hi = [float(c @ holds) for c in counts] + [float(-b) for b in base]
     bounds = (np.zeros(n + 1), np.append(np.ones(n), np.inf))
     integrality = np.append(np.ones(n), 0.0)
+    constraints = LinearConstraint(np.vstack(rows), lo, hi)
     first = milp(
         c=np.append(np.zeros(n), 1.0),
         integrality=integrality,
         bounds=bounds,
-        constraints=LinearConstraint(np.vstack(rows), lo, hi),
+        constraints=constraints,
         options=OPTIONS,
     )
     if first.x is None:
@@ -127,7 +128,7 @@ def _fallback_holders(hidden, base, ks, holds):  # noqa: ANN001, ANN202 - numpy 
         c=np.append(1.0 - 2.0 * holds.astype(float), 0.0),
         integrality=integrality,
         bounds=(np.zeros(n + 1), np.append(np.ones(n), best)),
-        constraints=LinearConstraint(np.vstack(rows), lo, hi),
+        constraints=constraints,
         options=OPTIONS,
     )
     x = second.x if second.x is not None else first.x
