@@ -43,6 +43,7 @@ from egoworld.sim.gl import (
     vertex_shader,
 )
 from egoworld.sim.primitives import BOX, PrimitiveSet
+from egoworld.sim.remap import remap
 
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
 _STRIDE = 24  # floats per primitive row
@@ -57,19 +58,6 @@ class Frame:
     rgb: NDArray[np.uint8]
     depth: NDArray[np.float32]
     ids: NDArray[np.int32]
-
-
-def _rgb_of(words: NDArray[np.uint32]) -> NDArray[np.uint8]:
-    """``(N, 3)`` RGB bytes of words holding R, G, B in their low three bytes (R lowest): four words make three
-    little-endian output words (far faster than a strided copy of 3-byte rows)."""
-    n = len(words)
-    pad = -n % 4
-    p = np.concatenate([words, np.zeros(pad, np.uint32)]).reshape(-1, 4) if pad else words.reshape(-1, 4)
-    out = np.empty((len(p), 3), "<u4")
-    out[:, 0] = (p[:, 0] & 0xFFFFFF) | (p[:, 1] << 24)
-    out[:, 1] = ((p[:, 1] >> 8) & 0xFFFF) | (p[:, 2] << 16)
-    out[:, 2] = ((p[:, 2] >> 16) & 0xFF) | (p[:, 3] << 8)
-    return out.view(np.uint8).reshape(-1, 3)[:n]
 
 
 class Renderer:
@@ -344,14 +332,8 @@ class Renderer:
         # the background last: the depth test then skips shading most of it (drawn over by the scene)
         scene = PrimitiveSet.concat([prims, background.parts(pose[:3, 3], self.far)])
         words_f, depth_f = self._draw(scene, pose, background.lighting())
-        lut = self._lut_full
-        words = np.take(words_f, lut).view(np.uint32).reshape(-1, 2)
-        ids = words[:, 1].view(np.int32).copy()
-        rgb = _rgb_of(words[:, 0])
-        # the range: nan outside the image, inf where nothing was drawn
-        with np.errstate(divide="ignore", invalid="ignore"):
-            depth = self._range_k / np.take(depth_f, lut)
-        undrawn = np.flatnonzero(np.isinf(depth))
+        # every output pixel's RGB, id and range (nan outside the image, inf where nothing was drawn)
+        rgb, ids, depth, undrawn = remap(words_f, depth_f, self._lut_full, self._range_k)
         if len(undrawn):  # the sky (or a crack between background slabs): the background's own colour
             ids[undrawn] = 0
             r = pose[:3, :3].astype(np.float32)
