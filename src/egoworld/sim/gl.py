@@ -327,6 +327,17 @@ def context() -> Any:
     return _CONTEXT[pid]
 
 
+def one_rasteriser_thread() -> None:
+    """Have this process's llvmpipe rasterise on the calling thread (``LP_NUM_THREADS=0``) unless the user
+    set a thread count: for the worker processes of a pool, whose processes already use every core. llvmpipe
+    reads the variable when the first context is made, so a process that has one keeps its threads. The
+    frames are byte-identical either way; the CPU time per frame is lower without the hand-off to rasteriser
+    threads (and the framebuffer is read back from the cache of the core that drew it): DEVELOPERS.md
+    ("Renderer speed"). A lone process keeps llvmpipe's threads, which shorten its wall time."""
+    if os.getpid() not in _CONTEXT:
+        os.environ.setdefault("LP_NUM_THREADS", "0")
+
+
 def _gl_function(name: str, *argtypes: Any) -> Any:
     """A raw OpenGL entry point of the current context (via the backend's GetProcAddress), or None."""
     import ctypes.util

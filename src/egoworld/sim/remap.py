@@ -50,14 +50,23 @@ def _compile() -> Any:
 _KERNEL: list[Any] = []
 
 
+def load() -> None:
+    """Compile the loop, or load it from numba's cache (once per process: about 0.3–0.5 s with numba's import;
+    `egoworld.sim.render.Renderer` calls this when it is made, not in its first frame)."""
+    if not _KERNEL:
+        _KERNEL.append(_compile())
+
+
 def remap(
-    words: NDArray[np.uint64], depth: NDArray[np.float32], lut: NDArray[np.int64], range_k: NDArray[np.float32]
+    words: NDArray[np.uint64],
+    depth: NDArray[np.float32],
+    lut: NDArray[np.int64],
+    range_k: NDArray[np.float32],
 ) -> tuple[NDArray[np.uint8], NDArray[np.int32], NDArray[np.float32], NDArray[np.int64]]:
     """Per output pixel (``lut``'s length ``n``): RGB ``(n, 3)`` uint8, ids ``(n,)`` int32 and range ``(n,)``
     float32 read from the atlas buffers ``words`` and ``depth`` (see the module), and the indices of the output
     pixels where nothing was drawn (range ``inf``), in increasing order."""
-    if not _KERNEL:
-        _KERNEL.append(_compile())
+    load()
     n = lut.size
     rgb = np.empty(3 * n, np.uint8)
     ids = np.empty(n, np.int32)

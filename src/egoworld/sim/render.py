@@ -43,6 +43,7 @@ from egoworld.sim.gl import (
     vertex_shader,
 )
 from egoworld.sim.primitives import BOX, PrimitiveSet
+from egoworld.sim.remap import load as load_remap
 from egoworld.sim.remap import remap
 
 Camera = PinholeCamera | FisheyeCamera | EquirectCamera
@@ -116,6 +117,7 @@ class Renderer:
         range_k = np.full(h * w, np.nan, np.float32)
         range_k[valid_flat] = near * norm.ravel()[self._atlas.lookup]
         self._range_k = range_k
+        load_remap()  # the compiled remap (numba), here rather than in the first frame
         grain = grain_texture()
         self._grain = ctx.texture(grain.shape[::-1], 4, grain_quads(grain).tobytes(), dtype="u1")
         # each texel with its 2x2 neighbourhood, as integers: the fragment program filters it bilinearly the

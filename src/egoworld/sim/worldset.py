@@ -79,6 +79,15 @@ def _build(job: Job, out: Path, progress: FrameProgress | None = None) -> Path:
     return final
 
 
+def _build_in_worker(job: Job, out: Path) -> Path:
+    """`_build` in a worker process of a pool (spawned or Ray): the pool's processes use the cores, so the
+    renderer rasterises on the worker's own thread (`egoworld.sim.gl.one_rasteriser_thread`)."""
+    from egoworld.sim.gl import one_rasteriser_thread
+
+    one_rasteriser_thread()
+    return _build(job, out)
+
+
 def split_jobs(jobs: Sequence[Job], out: str | Path, *, force: bool = False) -> tuple[list[Job], list[Job]]:
     """(jobs to run, jobs already complete) of any list of jobs (each with its own parameters); raises when
     an episode was made with other parameters."""
@@ -139,7 +148,9 @@ def run_jobs(
             if on_episode is not None:
                 on_episode(todo[i], out / todo[i].episode_id)
 
-        map_jobs(_build, [(job, out) for job in todo], executor="ray", address=address, done=finished)
+        map_jobs(
+            _build_in_worker, [(job, out) for job in todo], executor="ray", address=address, done=finished
+        )
     elif workers <= 1 or len(todo) <= 1:
         for job in todo:
             path = _build(job, out, on_frames)
@@ -149,7 +160,7 @@ def run_jobs(
         # spawned (not forked) workers: each opens its own OpenGL context from scratch
         spawn = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=spawn) as pool:
-            futures = {pool.submit(_build, job, out): job for job in todo}
+            futures = {pool.submit(_build_in_worker, job, out): job for job in todo}
             for fut in as_completed(futures):
                 path = fut.result()
                 if on_episode is not None:
