@@ -54,7 +54,10 @@ def load() -> None:
     """Compile the loop, or load it from numba's cache (once per process: about 0.3–0.5 s with numba's import;
     `egoworld.sim.render.Renderer` calls this when it is made, not in its first frame)."""
     if not _KERNEL:
-        _KERNEL.append(_compile())
+        kernel = _compile()
+        u64, f32, i64 = np.empty(0, np.uint64), np.empty(0, np.float32), np.empty(0, np.int64)
+        kernel(u64, f32, i64, f32, np.empty(0, np.uint8), np.empty(0, np.int32), f32, i64)  # the types it runs on
+        _KERNEL.append(kernel)
 
 
 def remap(
