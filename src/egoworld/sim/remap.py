@@ -56,7 +56,8 @@ def load() -> None:
     if not _KERNEL:
         kernel = _compile()
         u64, f32, i64 = np.empty(0, np.uint64), np.empty(0, np.float32), np.empty(0, np.int64)
-        kernel(u64, f32, i64, f32, np.empty(0, np.uint8), np.empty(0, np.int32), f32, i64)  # the types it runs on
+        # one empty call loads (or compiles) the machine code for the types it runs on
+        kernel(u64, f32, i64, f32, np.empty(0, np.uint8), np.empty(0, np.int32), f32, i64)
         _KERNEL.append(kernel)
 
 
