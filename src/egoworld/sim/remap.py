@@ -21,7 +21,8 @@ INSTALL_HINT = "the renderer's remap needs numba: `pip install numba` (extra 'si
 
 
 def _compile() -> Any:
-    """The compiled loop (numba, cached on disk beside this module when it can be written, else per process)."""
+    """The compiled loop (numba; its machine code cached on disk — beside this module, or in the user's cache
+    folder where this one cannot be written — so later processes load it instead of compiling)."""
     try:
         import numba
     except ImportError as exc:
@@ -51,7 +52,7 @@ _KERNEL: list[Any] = []
 
 
 def load() -> None:
-    """Compile the loop, or load it from numba's cache (once per process: about 0.3–0.5 s with numba's import;
+    """Compile the loop, or load it from numba's cache (once per process: about 0.5 s with numba's import;
     `egoworld.sim.render.Renderer` calls this when it is made, not in its first frame)."""
     if not _KERNEL:
         kernel = _compile()
