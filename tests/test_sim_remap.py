@@ -1,14 +1,20 @@
-"""The rasteriser's remap: one compiled loop gives exactly what the numpy gathers gave; the worker threading."""
+"""The rasteriser's remap: one compiled loop gives exactly what the numpy gathers gave; the worker threading;
+the range read off a 32-bit float depth buffer."""
 
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from egoworld.sim import gl
+from egoworld.sim import gl, worldset
+from egoworld.sim.actions import ActionConfig
+from egoworld.sim.cameras import aria_fisheye
 from egoworld.sim.remap import remap
+from egoworld.sim.render import Renderer
 
 
 def _numpy_remap(words, depth, lut, range_k):  # type: ignore[no-untyped-def]
@@ -56,3 +62,37 @@ def test_workers_rasterise_on_their_own_thread(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(gl, "_CONTEXT", {os.getpid(): object()})  # a context exists: its threads are set
     gl.one_rasteriser_thread()
     assert "LP_NUM_THREADS" not in os.environ
+
+
+def test_pool_workers_are_made_through_the_one_thread_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--jobs N` hands every episode to `_build_in_worker` (which sets the worker's rasteriser thread)."""
+    submitted = []
+
+    class Pool:
+        def __init__(self, **kwargs: object) -> None:
+            pass
+
+        def __enter__(self) -> Pool:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def submit(self, fn, job, out):  # type: ignore[no-untyped-def]
+            submitted.append(fn)
+            fut: Future[Path] = Future()
+            fut.set_result(out / job.episode_id)
+            return fut
+
+    monkeypatch.setattr(worldset, "ProcessPoolExecutor", Pool)
+    jobs = [worldset.Job("actions", eid, 0, ActionConfig()) for eid in worldset.episode_ids("actions", 2)]
+    worldset.run_jobs(jobs, tmp_path, workers=2)
+    assert submitted == [worldset._build_in_worker] * 2
+
+
+def test_the_range_comes_from_a_float_depth_buffer() -> None:
+    """glClipControl and the 32-bit float depth storage were found: the range is exact to float rounding (else
+    it would silently fall to about 1e-5 of itself)."""
+    assert Renderer(aria_fisheye(64)).exact_depth

@@ -169,7 +169,6 @@ class Renderer:
             )
         self._onto_atlas = np.array(onto_atlas, np.float32)
         self._viewports = [(f.x0, f.y0, f.camera.width, f.camera.height) for f in self._atlas.faces]
-        self._face_rotations = np.stack([f.rotation for f in self._atlas.faces])
         # per face, the unit normals (face frame) of the planes through the camera centre that bound its view
         # volume, pointing inwards: x/z and y/z at the bounds where the projection puts them at the viewport's
         # edges, and z = 0
