@@ -57,7 +57,7 @@ def scaled_lines(logs: Path, n: int) -> list[dict]:
 
 def main() -> None:
     cores = two_cores()
-    from egoworld.benchmarks.beyond3d.release import docs_to_records, import_beyond3d_qa
+    from egoworld.benchmarks.beyond3d.importer import docs_to_records, import_beyond3d_qa
     from egoworld.interchange.lmms_eval_log import import_lmms_eval_log
     from egoworld.scoring.score import score_run
 

@@ -1,5 +1,5 @@
 """Bench: a full-scale Beyond3D build (1,000 out-of-sight anchors + 1,000 visible controls → 9,000 questions
-with video) from rendered sim kitchens (`egoworld.sim.kitchen`), on at most 2 cores; then the audit of the
+with video) from rendered sim kitchens (`egoworld.sim.kitchen.synth`), on at most 2 cores; then the audit of the
 visibility tracks against the simulator's exact visibility (perfect and simulated detector).
 
 The kitchens (``WORLD``: fisheye video at ``size`` px and 1 frame/s — the build reads poses and ground truth,
@@ -44,7 +44,7 @@ def two_cores() -> int:
 
 def kitchens(root: Path, name: str, episodes: int, minutes: float, seed: int, size: int, jobs: int) -> Path:
     """A sim kitchen world set (resumable: complete episodes are reused)."""
-    from egoworld.sim.kitchen import KitchenConfig
+    from egoworld.sim.kitchen.synth import KitchenConfig
     from egoworld.sim.worldset import synth_world_set
 
     out = root / f"{name}-{size}px"
@@ -56,8 +56,8 @@ def kitchens(root: Path, name: str, episodes: int, minutes: float, seed: int, si
 
 def main() -> None:
     cores = two_cores()
-    from egoworld.benchmarks.beyond3d.audit import audit_worlds
-    from egoworld.benchmarks.beyond3d.build import BuildConfig, balance_summary, build_beyond3d
+    from egoworld.benchmarks.beyond3d.build.audit import audit_worlds
+    from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, balance_summary, build_beyond3d
 
     size = int(os.environ.get("EGOWORLD_BENCH_KITCHEN_SIZE", "224"))
     root = Path(

@@ -41,7 +41,12 @@ def folder_bytes(root: Path, pattern: str = "*") -> tuple[int, int]:
 
 def answer_mix(samples: list) -> dict:
     """Built mixes and their distances to the official release (None, said on stderr, without the file)."""
-    from egoworld.benchmarks.vsi_wild.mixes import built_mixes, release_mixes, total_variation, uniform_ks
+    from egoworld.benchmarks.vsi_wild.build.mixes import (
+        built_mixes,
+        release_mixes,
+        total_variation,
+        uniform_ks,
+    )
 
     built = built_mixes(samples)
     offsets = [abs(o) for s in samples if s.task == "VPO" for o in s.metadata["yaw_offset_deg"]]
@@ -64,9 +69,9 @@ def answer_mix(samples: list) -> dict:
 
 def main() -> None:
     cores = two_cores()
-    from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
-    from egoworld.benchmarks.vsi_wild.config import BuildConfig
-    from egoworld.core.hashing import sha256_file
+    from egoworld.benchmarks.vsi_wild.build.builder import build_vsi_wild
+    from egoworld.benchmarks.vsi_wild.build.config import BuildConfig
+    from egoworld.core.folders.hashing import sha256_file
     from egoworld.core.run_config import RunConfig
     from egoworld.demo.vsi_wild import WALKS, synth_walks
     from egoworld.runner.run import run_benchmark

@@ -35,12 +35,12 @@ torch.set_num_threads(CORES)
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from egoworld.benchmarks.explore.build import save_instances  # noqa: E402
+from egoworld.benchmarks.explore.build.builder import save_instances  # noqa: E402
 from egoworld.benchmarks.explore.instances import Instance, Scene, SceneObject  # noqa: E402
 from egoworld.benchmarks.explore.judges import JudgeItem, OpenAIJudge  # noqa: E402
 from egoworld.benchmarks.explore.nlp import Embedder, TextAnalyzer, split_sentences  # noqa: E402
 from egoworld.benchmarks.explore.score_run import score_prediction_file  # noqa: E402
-from egoworld.core.hashing import seeded_rng  # noqa: E402
+from egoworld.core.folders.hashing import seeded_rng  # noqa: E402
 from openai_test_server import FakeOpenAIServer  # noqa: E402
 
 N_INSTANCES = 200
@@ -166,11 +166,11 @@ def make_instances(seed: int = 0) -> tuple[list[Instance], dict[str, str]]:
 
 def baselines(folder: Path, per_partition: int) -> dict[str, object]:
     """S_uni per partition of oracle, copy-initial and replay on simulated action scenes, and the ratios."""
-    from egoworld.benchmarks.explore.from_world import build_from_world
+    from egoworld.benchmarks.explore.build.from_world import build_from_world
     from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
-    from egoworld.sim.actions import ActionConfig, synth_action_scene
+    from egoworld.sim.actions.synth import ActionConfig, synth_action_scene
 
     parts = ("short", "medium", "long")
     for part in parts:
@@ -225,7 +225,9 @@ def main() -> None:
         # judge calls/s against a local OpenAI-compatible server (no cache, concurrency 16)
         sample = next(
             iter(
-                __import__("egoworld.core.bench_folder", fromlist=["x"]).load_benchmark(tmp / "bench").samples
+                __import__("egoworld.core.folders.bench_folder", fromlist=["x"])
+                .load_benchmark(tmp / "bench")
+                .samples
             )
         )
         items = [

@@ -60,7 +60,7 @@ def make_videos(root: Path) -> list[str]:
 
 
 def beyond3d_like(root: Path, videos: list[str]):
-    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.folders.bench_folder import save_benchmark
     from egoworld.core.schema import Media, Sample, TaskInfo, VideoInput
 
     samples = []
@@ -85,7 +85,7 @@ def beyond3d_like(root: Path, videos: list[str]):
 
 
 def shuffle_like(root: Path, videos: list[str], per_video: int = 3):
-    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.folders.bench_folder import save_benchmark
     from egoworld.core.schema import Media, Sample, TaskInfo, VideoInput
 
     samples = [
@@ -144,7 +144,7 @@ def payload_sizes(root: Path, videos: list[str], frames: int = 128) -> list[dict
     """Per format: media bytes per request (recorded by the runner) and the JSON body as sent."""
     import json as _json
 
-    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.folders.bench_folder import save_benchmark
     from egoworld.core.model import Generation, Model, Request
     from egoworld.core.run_config import RunConfig
     from egoworld.core.schema import Media, Sample, TaskInfo, VideoInput
@@ -239,7 +239,7 @@ def per_question_work(bench, settings, plan_count: int) -> tuple[int, int]:
 
 def run_case(name: str, bench, out: Path, settings: dict, permutations: str, orders: int) -> dict:
     from egoworld.core.run_config import RunConfig
-    from egoworld.media.stats import STATS
+    from egoworld.media.counters import STATS
     from egoworld.runner.run import run_benchmark
 
     cfg = RunConfig(
@@ -275,7 +275,7 @@ def run_case(name: str, bench, out: Path, settings: dict, permutations: str, ord
 def memory_run(
     root: Path, videos: list[str], n: int = 1000, chunk: int = 100
 ) -> list[tuple[int, float, float]]:
-    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.folders.bench_folder import save_benchmark
     from egoworld.core.run_config import RunConfig
     from egoworld.core.schema import Media, Sample, TaskInfo, VideoInput
     from egoworld.runner.run import run_benchmark
@@ -314,7 +314,7 @@ def engine_memory(root: Path, videos: list[str], n: int = 2000, every: int = 250
     """The media engine alone (parts + payload encoding per sample, no runner or store): RSS every ``every``."""
     import gc
 
-    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.folders.bench_folder import save_benchmark
     from egoworld.core.model import Message, TextPart
     from egoworld.core.schema import Media, Sample, TaskInfo, VideoInput
     from egoworld.models.openai_compat import encode_message

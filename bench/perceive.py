@@ -46,8 +46,8 @@ def has_command(name: str) -> bool:
 
 
 def render(root: Path) -> dict[str, float]:
-    from egoworld.sim.kitchen import KitchenConfig
-    from egoworld.sim.walk import WalkConfig
+    from egoworld.sim.kitchen.synth import KitchenConfig
+    from egoworld.sim.walk.synth import WalkConfig
     from egoworld.sim.worldset import synth_world_set
 
     t0 = time.perf_counter()
@@ -61,7 +61,7 @@ def render(root: Path) -> dict[str, float]:
 
 def hand_over_walks(root: Path) -> tuple[Path, Path]:
     """The perception inputs: each walk's panorama, and its simulated detector's files (no truth files)."""
-    from egoworld.world.folder import find_episodes
+    from egoworld.world.episode_folder import find_episodes
 
     videos, dets = root / "walk_videos", root / "walk_detections"
     for ep in find_episodes(root / "truth_walks"):
@@ -82,9 +82,9 @@ def perceive_walks_cli(videos: Path, dets: Path, out: Path, view_size: int) -> N
 
 def perceive_walks_here(videos: Path, out: Path) -> None:
     """Without `world perceive`: the trajectory (odometry on the panorama's front view) and places only."""
-    from egoworld.perception.odometry import OpenCVOdometry
-    from egoworld.perception.places import place_visits, write_places
-    from egoworld.perception.poses_write import write_poses
+    from egoworld.perception.video.odometry import OpenCVOdometry
+    from egoworld.perception.video.place_visits import place_visits, write_places
+    from egoworld.perception.video.poses_write import write_poses
 
     for video in sorted(videos.glob("*.mp4")):
         folder = out / video.stem
@@ -98,13 +98,13 @@ def perceive_walks_here(videos: Path, out: Path) -> None:
 def perceive_kitchen(truth: Path, out: Path) -> tuple[dict, float]:
     """Odometry on the kitchen video and the tracker on its detections; returns the trajectory figures and
     the perception seconds. ``out``: the truth's copy with the tracked boxes as its detections file."""
-    from egoworld.core.files import write_jsonl
+    from egoworld.compare.trajectory_agreement import trajectory_agreement
+    from egoworld.core.folders.files import write_jsonl
     from egoworld.geometry.cameras import PinholeCamera
-    from egoworld.perception.agreement_trajectory import trajectory_agreement
-    from egoworld.perception.detect import read_detections
-    from egoworld.perception.odometry import OpenCVOdometry
-    from egoworld.perception.track import track
-    from egoworld.world.folder import load_episode
+    from egoworld.perception.detectors.detector import read_detections
+    from egoworld.perception.video.instance_tracks import track
+    from egoworld.perception.video.odometry import OpenCVOdometry
+    from egoworld.world.episode_folder import load_episode
 
     ep = load_episode(truth)
     assert ep.camera is not None and ep.poses is not None and ep.media.video

@@ -1,6 +1,6 @@
 """Reference only (bench): the numpy ray caster the synthetic worlds used before the OpenGL rasteriser.
 
-`bench/sim_render.py` measures `egoworld.sim.render.Renderer` against it on the same scenes. Same
+`bench/sim_render.py` measures `egoworld.sim.render.renderer.Renderer` against it on the same scenes. Same
 interface: ``RaycastRenderer(camera).render(prims, world_from_camera, background) -> Frame``.
 """
 
@@ -12,10 +12,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
-from egoworld.sim.backgrounds import Background
-from egoworld.sim.looks import pattern_mask
-from egoworld.sim.primitives import BOX, CYLINDER, ELLIPSOID, PrimitiveSet
-from egoworld.sim.render import Frame
+from egoworld.sim.render.backgrounds import Background
+from egoworld.sim.render.looks import pattern_mask
+from egoworld.sim.render.primitives import BOX, CYLINDER, ELLIPSOID, PrimitiveSet
+from egoworld.sim.render.renderer import Frame
 
 F32 = NDArray[np.float32]
 _TINY = np.float32(1e-12)

@@ -24,9 +24,9 @@ TARGET_S = 180.0
 
 
 def _run(kind: str, out: str, ids: list[str], seed: int) -> tuple[str, int, float, float]:
-    from egoworld.sim.actions import ActionConfig
-    from egoworld.sim.kitchen import KitchenConfig
-    from egoworld.sim.walk import WalkConfig
+    from egoworld.sim.actions.synth import ActionConfig
+    from egoworld.sim.kitchen.synth import KitchenConfig
+    from egoworld.sim.walk.synth import WalkConfig
     from egoworld.sim.worldset import Job, _build
 
     config = {

@@ -2,7 +2,7 @@
 world sets.
 
 1. **Speed ratio** (same run, same scenes, same frames): a sim kitchen seen by the Aria-like fisheye at
-   448×448 — frames/s of `egoworld.sim.render.Renderer` and of the old ray caster, kept only here as the
+   448×448 — frames/s of `egoworld.sim.render.renderer.Renderer` and of the old ray caster, kept only here as the
    reference (``bench/raycast_reference.py``); wall clock and CPU (the machine may be shared), each after a
    first pass over the same frames (``*_first_pass_cpu_fps``: that pass, shader compilation included), and
    ``*_ratio_cpu_paired``: both renderers alternated frame by frame (the same load for both). Target ≥ 10×,
@@ -10,7 +10,7 @@ world sets.
    blocks of the same frames rendered back to back, as a video renders them (the speed of this shared
    machine drifts by a third within minutes; a round sees one state of it for both). The rasteriser runs as
    the world sets' worker processes run it, llvmpipe rasterising on the calling thread
-   (`egoworld.sim.gl.one_rasteriser_thread`: ``LP_NUM_THREADS=0``, unless set); the same rounds with
+   (`egoworld.sim.render.gl.one_rasteriser_thread`: ``LP_NUM_THREADS=0``, unless set); the same rounds with
    llvmpipe's own threads (a lone process's default) are measured in a child process
    (``*_default_threads_ratio_cpu_rounds``). Also the ratio on a panorama (equirectangular 512×256) of a
    walk.
@@ -110,8 +110,8 @@ def _rounds(fns: dict[str, object], n: int, rounds: int) -> dict[str, float]:
 def _kitchen_frames(n: int):  # type: ignore[no-untyped-def]
     """The bench kitchen (seed 0, 3 min, 448 px Aria-like fisheye): its camera, n frames spread over it
     (primitives, pose) and its background."""
-    from egoworld.sim.kitchen import KitchenConfig, build_kitchen_episode
-    from egoworld.sim.kitchen_world import KitchenWorld
+    from egoworld.sim.kitchen.synth import KitchenConfig, build_kitchen_episode
+    from egoworld.sim.kitchen.world import KitchenWorld
 
     ep, sim = build_kitchen_episode("bench_kitchen", 0, KitchenConfig(minutes=3.0, fps=2.0, size=448))
     world = KitchenWorld(sim, ep)
@@ -125,7 +125,7 @@ def _kitchen_frames(n: int):  # type: ignore[no-untyped-def]
 
 def kitchen_rounds(n: int, rounds: int) -> dict[str, float]:
     """Only the kitchen ratio in rounds (`_rounds`), in this process's llvmpipe threading."""
-    from egoworld.sim.render import Renderer
+    from egoworld.sim.render.renderer import Renderer
     from raycast_reference import RaycastRenderer
 
     camera, frames, background = _kitchen_frames(n)
@@ -212,10 +212,10 @@ def phases(renderer, frames, background, n: int) -> dict[str, float]:  # type: i
 
 def speed(n: int) -> dict[str, float]:
     """Frames/s of both renderers on the same kitchen and walk frames."""
-    from egoworld.sim.cameras import equirect
-    from egoworld.sim.gl import renderer_name
-    from egoworld.sim.render import Renderer
-    from egoworld.sim.walk import NEAR_RADIUS, WalkConfig, WalkWorld
+    from egoworld.sim.render.gl import renderer_name
+    from egoworld.sim.render.renderer import Renderer
+    from egoworld.sim.walk.synth import NEAR_RADIUS, WalkConfig, WalkWorld
+    from egoworld.sim.world_cameras import equirect
     from raycast_reference import RaycastRenderer
 
     threads = os.environ.get("LP_NUM_THREADS", "llvmpipe's default")
@@ -303,11 +303,12 @@ def profile_episodes(tmp: Path) -> dict[str, float]:
     simulated detections, writing, the rest — e.g. object states, per-frame bookkeeping): a
     1-minute kitchen (448 px fisheye, 1 frame/s) and a 1-minute walk (panorama + four 384 px views)."""
     from egoworld.media.writer import VideoWriter
-    from egoworld.sim import kitchen, walk
-    from egoworld.sim.kitchen import KitchenConfig, synth_kitchen
-    from egoworld.sim.kitchen_world import KitchenWorld
-    from egoworld.sim.render import Renderer
-    from egoworld.sim.walk import WalkConfig, synth_walk
+    from egoworld.sim.kitchen.synth import KitchenConfig, synth_kitchen
+    from egoworld.sim.kitchen.synth import synth as kitchen
+    from egoworld.sim.kitchen.world import KitchenWorld
+    from egoworld.sim.render.renderer import Renderer
+    from egoworld.sim.walk.synth import WalkConfig, synth_walk
+    from egoworld.sim.walk.synth import synth as walk
 
     encode = [(VideoWriter, "write", "encode"), (VideoWriter, "close", "encode")]
     write = [(m, f, "write") for m in (kitchen, walk) for f in ("save_npz", "write_jsonl", "save_episode")]
@@ -361,7 +362,7 @@ def paper_sets(root: Path, scale: float, ray: bool) -> dict[str, object]:
     local workers when ``ray``. Figures are measured, never extrapolated, except the ``*_est_min`` ones:
     ``*_full_est_min`` (a scaled run's wall time × 1 / scale) and ``paper_sets_quiet_2core_est_min`` (the CPU
     time of this process and its workers ÷ 2 cores ÷ scale: the wall time on an otherwise idle machine)."""
-    from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
+    from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, build_beyond3d
     from egoworld.sim.paper_set_run import make_paper_set
     from egoworld.sim.paper_sets import ANCHORS, CONTROLS, kitchen_jobs, kitchens_needed, set_jobs
 
@@ -440,7 +441,7 @@ def paper_sets(root: Path, scale: float, ray: bool) -> dict[str, object]:
             f"controls built); target < 60 min at scale 1"
         )
     if ray:
-        from egoworld.core.hashing import sha256_file
+        from egoworld.core.folders.hashing import sha256_file
 
         def hashes(d: Path) -> dict[str, str]:
             return {str(p.relative_to(d)): sha256_file(p) for p in sorted(d.rglob("*")) if p.is_file()}
@@ -456,7 +457,7 @@ def main() -> None:
     if os.environ.get("EGOWORLD_BENCH_KITCHEN_ROUNDS_ONLY"):  # the child of `default_threads_rounds`
         print(json.dumps(kitchen_rounds(n, int(os.environ.get("EGOWORLD_BENCH_ROUNDS", "5")))))
         return
-    from egoworld.sim.gl import one_rasteriser_thread
+    from egoworld.sim.render.gl import one_rasteriser_thread
 
     one_rasteriser_thread()  # as the world sets' workers render (unless LP_NUM_THREADS is set)
     figures: dict[str, object] = {}

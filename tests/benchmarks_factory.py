@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from egoworld.core.bench_folder import Benchmark, save_benchmark
+from egoworld.core.folders.bench_folder import Benchmark, save_benchmark
 from egoworld.core.schema import Sample, TaskInfo
 
 DIRECTIONS = ("forward", "backward", "left", "right")

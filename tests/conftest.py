@@ -14,7 +14,7 @@ from shared_builds import shared_folder
 from sim_worlds import VSI_SIM_PER_TASK, VSI_SIM_SEED, sim_walks
 
 if TYPE_CHECKING:
-    from egoworld.core.bench_folder import Benchmark
+    from egoworld.core.folders.bench_folder import Benchmark
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -51,9 +51,9 @@ def vsi_walks(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def vsi_sim_bench(vsi_walks: Path, tmp_path_factory: pytest.TempPathFactory) -> Benchmark:
     """VSI-Super-Wild built from `vsi_walks` (`VSI_SIM_PER_TASK` per task, seed `VSI_SIM_SEED`); read only."""
-    from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
-    from egoworld.benchmarks.vsi_wild.config import BuildConfig
-    from egoworld.core.bench_folder import load_benchmark
+    from egoworld.benchmarks.vsi_wild.build.builder import build_vsi_wild
+    from egoworld.benchmarks.vsi_wild.build.config import BuildConfig
+    from egoworld.core.folders.bench_folder import load_benchmark
 
     cfg = BuildConfig(per_task=VSI_SIM_PER_TASK, seed=VSI_SIM_SEED)
     return load_benchmark(

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from egoworld.core.hashing import seeded_rng
+from egoworld.core.folders.hashing import seeded_rng
 
 COLOURS = ["red", "green", "blue", "yellow", "white", "black", "grey", "brown", "silver", "orange", "purple"]
 _REL = re.compile(r"^(.*?) the (.+)$")

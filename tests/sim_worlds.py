@@ -19,7 +19,7 @@ def sim_kitchens(
 ) -> Path:
     """``episodes`` kitchens of ``minutes`` each under ``out`` (``kitchen_000`` …); returns ``out``.
     ``render=False``: ground truth only (no video, enough for a text-only build with detections "none")."""
-    from egoworld.sim.kitchen import KitchenConfig
+    from egoworld.sim.kitchen.synth import KitchenConfig
     from egoworld.sim.worldset import synth_world_set
 
     cfg = KitchenConfig(minutes=minutes, fps=1.0, size=size, objects=objects, pace=pace, render=render)  # type: ignore[arg-type]

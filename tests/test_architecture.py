@@ -1,6 +1,8 @@
 """The house rule, read from the code's own imports (an `ast` pass over ``src/egoworld``): imports only look
 down the floors of ``docs/architecture.md``, no two top-level packages import each other, and no module
-imports another module's ``_private`` name."""
+imports another module's ``_private`` name. And the rooms inside the floors: world formats live in
+``world/`` (perception and the viewer import no benchmark), no package's top level holds more than
+`MAX_MODULES` modules, and one file name does one job."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "egoworld"
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("core",),
     ("geometry", "metrics"),
-    ("world", "media"),
+    ("media",),
+    ("world",),
     ("sim",),
     ("models",),
     ("scoring",),
@@ -29,6 +32,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("interchange",),
     ("campaign",),
     ("perception",),
+    ("compare", "scene_annotation"),
     ("demo",),
     ("commands", "cli_examples"),
     ("cli",),
@@ -155,3 +159,69 @@ def test_core_is_clean_under_mypy_strict(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.chdir(root)  # the config's paths are relative to the checkout
     out, err, status = api.run(["--config-file", str(root / "pyproject.toml"), "--cache-dir", str(tmp_path)])
     assert status == 0, out + err
+
+
+#: packages that work on worlds and must not reach into a benchmark: the pipeline is world → benchmark
+WORLD_SIDE = ("perception", "view")
+
+
+def test_perception_and_view_import_no_benchmark() -> None:
+    bad = [
+        f"{path.relative_to(SRC.parent)}:{line} imports {target}"
+        for pkg in WORLD_SIDE
+        for path in sorted((SRC / pkg).rglob("*.py"))
+        for line, target, _ in _imports(path)
+        if target == "egoworld.benchmarks" or target.startswith("egoworld.benchmarks.")
+    ]
+    assert not bad, "world formats belong in egoworld.world, not a benchmark package:\n" + "\n".join(bad)
+
+
+#: a package's own top level (sub-packages hold the rest): past this, group modules into rooms
+MAX_MODULES = 20
+
+
+def test_no_package_top_level_holds_more_than_max_modules() -> None:
+    crowded = []
+    for init in sorted(SRC.rglob("__init__.py")):
+        modules = [p for p in init.parent.glob("*.py") if p.name != "__init__.py"]
+        if len(modules) > MAX_MODULES:
+            crowded.append(f"{init.parent.relative_to(SRC.parent)}: {len(modules)} modules")
+    assert not crowded, f"more than {MAX_MODULES} modules at one level; make sub-packages:\n" + "\n".join(
+        crowded
+    )
+
+
+#: file names that several packages use for the same job (the shape every package of a kind shares)
+SAME_JOB: dict[str, str] = {
+    "cli": "a package's commands",
+    "plugin": "a benchmark's plug-in",
+    "prompts": "prompt text (the default layout in core, a benchmark's own beside its plug-in)",
+    "official": "a benchmark's official rules, reproduced from its official code",
+    "importer": "a benchmark's import of its official release",
+    "lmms_log": "a benchmark's reader of the official lmms-eval logs",
+    "analysis": "a benchmark's analyses for the report",
+    "builder": "a benchmark's generator entry (`build/builder.py`)",
+    "synth": "a world kind's episode synthesis (`sim/<kind>/synth.py`)",
+    "catalog": "a world kind's object categories (`sim/<kind>/catalog.py`)",
+    "plan": "a run's plan of work (the default in core, a benchmark's own request chains)",
+    "outcome": "how a command that runs or scores a model ends on the console",
+    "spec": "a ``--model`` / ``--detector`` spec string parsed into its object",
+}
+
+
+def test_one_file_name_does_one_job() -> None:
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(SRC.rglob("*.py")):
+        if path.name != "__init__.py":
+            by_name[path.stem].append(str(path.relative_to(SRC)))
+    # a root command's module (`commands/X.py`) shares the name of the module whose job it runs
+    shared = [
+        f"{name}: {', '.join(paths)}"
+        for name, paths in sorted(by_name.items())
+        if len([p for p in paths if not p.startswith("commands/")]) > 1
+    ]
+    unexplained = [line for line in shared if line.split(":")[0] not in SAME_JOB]
+    assert not unexplained, (
+        "modules that share a file name: rename one, or add the name to SAME_JOB with the job they share:\n"
+        + "\n".join(unexplained)
+    )

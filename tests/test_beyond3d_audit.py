@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from egoworld.benchmarks.beyond3d.audit import (
+from egoworld.benchmarks.beyond3d.build.audit import (
     Mark,
     audit,
     audit_worlds,
@@ -17,8 +17,8 @@ from egoworld.benchmarks.beyond3d.audit import (
     metrics_ci,
     read_marks_csv,
 )
-from egoworld.benchmarks.beyond3d.tracks import build_tracks
-from egoworld.core.files import InputFileError
+from egoworld.benchmarks.beyond3d.build.visibility_tracks import build_tracks
+from egoworld.core.folders.files import InputFileError
 from sim_worlds import sim_kitchens
 from test_beyond3d_tracks import hand_made_episode
 

@@ -14,11 +14,11 @@ import pytest
 from typer.testing import CliRunner
 
 from egoworld.benchmarks.beyond3d import SPATIAL_TASKS, STEP, TASK_ORDER
-from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-from egoworld.benchmarks.beyond3d.build_common import chance_of
-from egoworld.benchmarks.beyond3d.cues import cue_variant
-from egoworld.core.bench_folder import load_benchmark
-from egoworld.core.files import InputFileError
+from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, build_beyond3d
+from egoworld.benchmarks.beyond3d.build.common import chance_of
+from egoworld.benchmarks.beyond3d.build.cues import cue_variant
+from egoworld.core.folders.bench_folder import load_benchmark
+from egoworld.core.folders.files import InputFileError
 from egoworld.world import load_episode, save_episode
 from sim_worlds import sim_kitchens
 

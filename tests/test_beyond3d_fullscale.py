@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-from egoworld.core.bench_folder import load_benchmark
+from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, build_beyond3d
+from egoworld.core.folders.bench_folder import load_benchmark
 from sim_worlds import sim_kitchens
 
 pytestmark = pytest.mark.slow

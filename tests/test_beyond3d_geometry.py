@@ -9,10 +9,10 @@ import random
 import numpy as np
 import pytest
 
-from egoworld.benchmarks.beyond3d.balance import CapacitatedAssignment, split_even
-from egoworld.benchmarks.beyond3d.fixtures import counter_area_labels, fixture_options, type_label
-from egoworld.benchmarks.beyond3d.locations import display_name, timeline, unique_names
-from egoworld.benchmarks.beyond3d.projection import (
+from egoworld.benchmarks.beyond3d.build.answer_balance import CapacitatedAssignment, split_even
+from egoworld.benchmarks.beyond3d.build.fixture_labels import counter_area_labels, fixture_options, type_label
+from egoworld.benchmarks.beyond3d.build.locations import display_name, timeline, unique_names
+from egoworld.benchmarks.beyond3d.build.projection import (
     back_project,
     depth_of,
     footprint_from_bbox,
@@ -21,7 +21,7 @@ from egoworld.benchmarks.beyond3d.projection import (
     square_footprint,
     transfer,
 )
-from egoworld.benchmarks.beyond3d.timechoices import (
+from egoworld.benchmarks.beyond3d.build.time_choices import (
     BANDS,
     choice_text,
     feasible_ranks,
@@ -197,7 +197,7 @@ def test_timestamp_choices_bands_ranks_and_text() -> None:
 
 
 def test_counter_area_labels_are_unique_and_readable() -> None:
-    from egoworld.sim.kitchen import KitchenConfig, build_kitchen_episode
+    from egoworld.sim.kitchen.synth import KitchenConfig, build_kitchen_episode
 
     for k in range(6):
         fixtures = list(build_kitchen_episode(f"K{k}", k, KitchenConfig(minutes=1.0))[0].fixtures)

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from egoworld.benchmarks.beyond3d.fixture_balance import LabelBalance, balance_label_guesses
-from egoworld.benchmarks.beyond3d.fixture_plan import FixtureQuestion, allowance, excess, gold_counts
-from egoworld.benchmarks.beyond3d.fixtures import (
+from egoworld.benchmarks.beyond3d.build.fixture_balance import LabelBalance, balance_label_guesses
+from egoworld.benchmarks.beyond3d.build.fixture_labels import (
     counter_area_labels,
     fixture_options,
     max_options,
     release_option_counts,
 )
-from egoworld.benchmarks.beyond3d.label_select import Form, allowance_selection
-from egoworld.benchmarks.beyond3d.shortfall import select_balanced
+from egoworld.benchmarks.beyond3d.build.fixture_plan import FixtureQuestion, allowance, excess, gold_counts
+from egoworld.benchmarks.beyond3d.build.label_select import Form, allowance_selection
+from egoworld.benchmarks.beyond3d.build.shortfall import select_balanced
 from egoworld.core.schema import Sample
 from test_beyond3d_shortfall import pool, spreads
 
@@ -37,7 +37,7 @@ def test_release_option_counts_hit_the_share_exactly() -> None:
 
 def _placements(n: int) -> list[tuple]:
     """(fixtures, labels, gold fixture) for ``n`` object placements of sim kitchen stories."""
-    from egoworld.sim.kitchen import KitchenConfig, build_kitchen_episode
+    from egoworld.sim.kitchen.synth import KitchenConfig, build_kitchen_episode
 
     out: list[tuple] = []
     k = 0
@@ -150,7 +150,7 @@ def test_fixture_chance_of_a_1000_anchor_build(tmp_path: Path) -> None:
     """A text-only build of the paper's 1,000 out-of-sight anchors from unrendered sim kitchens (the build
     reads no pixels with detections "none") has the release's Nearest Fixture chance, and a constant
     guess of any of its gold labels (the ``prior``'s rule) stays within the blind check's tolerance."""
-    from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
+    from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, build_beyond3d
     from sim_worlds import sim_kitchens
     from test_blind_prior import TOLERANCE
     from test_blind_prior_beyond3d import label_guesses

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from egoworld.benchmarks.beyond3d.importer import docs_to_records, import_beyond3d_qa
 from egoworld.benchmarks.beyond3d.prompts import Beyond3DPromptBuilder
-from egoworld.benchmarks.beyond3d.release import docs_to_records, import_beyond3d_qa
 from egoworld.cli import app
-from egoworld.core.bench_folder import load_benchmark
-from egoworld.core.files import InputFileError
+from egoworld.core.folders.bench_folder import load_benchmark
+from egoworld.core.folders.files import InputFileError
 
 LOGS = "beyond3d-official/logs"
 
@@ -84,7 +84,7 @@ def test_skipped_steps_single_questions_and_time_only(tmp_path: Path) -> None:
     ]  # fmt: skip
     f = tmp_path / "r.jsonl"
     f.write_text("".join(json.dumps(r) + "\n" for r in records))
-    from egoworld.benchmarks.beyond3d.release import ReleaseSettings
+    from egoworld.benchmarks.beyond3d.importer import ReleaseSettings
 
     b = import_beyond3d_qa(f, tmp_path / "b", settings=ReleaseSettings(time_only=True, time_tolerance_s=1.0))
     assert [s.id for s in b.samples] == ["t1__step_1", "t1__step_3", "q1"]

@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from egoworld.benchmarks.beyond3d.anchors import Candidate, Needs
-from egoworld.benchmarks.beyond3d.letters import balance_letters, letter_counts
-from egoworld.benchmarks.beyond3d.select import select_anchors
-from egoworld.benchmarks.beyond3d.shortfall import select_balanced, shortfall_note
+from egoworld.benchmarks.beyond3d.build.anchors import Candidate, Needs
+from egoworld.benchmarks.beyond3d.build.letter_balance import balance_letters, letter_counts
+from egoworld.benchmarks.beyond3d.build.select import select_anchors
+from egoworld.benchmarks.beyond3d.build.shortfall import select_balanced, shortfall_note
 from egoworld.core.schema import Sample
 from egoworld.geometry.directions import QUADRANTS
 
@@ -126,7 +126,7 @@ def test_type_quotas_meet_every_feasible_set_of_marginals() -> None:
     (the greedy integer completion alone gets stuck on some of these)."""
     from itertools import product
 
-    from egoworld.benchmarks.beyond3d.select import fit_types
+    from egoworld.benchmarks.beyond3d.build.select import fit_types
 
     labels = [list(QUADRANTS), [0, 1, 2], [0, 1, 2], [0, 1, 2]]
     for seed in range(12):
@@ -165,7 +165,7 @@ def test_type_quotas_never_exceed_a_marginal() -> None:
     "full" selection come out skewed (FR 101 / BL 98 at 400 anchors from 16 sim kitchens)."""
     from itertools import product
 
-    from egoworld.benchmarks.beyond3d.select import class_marginals, fit_types
+    from egoworld.benchmarks.beyond3d.build.select import class_marginals, fit_types
 
     labels = [list(QUADRANTS), [0, 1, 2], [0, 1, 2], [0, 1, 2]]
     cases = [({("FR", 0, 2, 2): 1, ("FR", 1, 1, 1): 1}, class_marginals(6, 0))]

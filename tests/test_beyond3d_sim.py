@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.slow
-sim_kitchen = pytest.importorskip("egoworld.sim.kitchen")
+sim_kitchen = pytest.importorskip("egoworld.sim.kitchen.synth")
 pytest.importorskip("av")
 
 
@@ -23,7 +23,7 @@ def sim_world(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_audit_on_sim_kitchens(sim_world: Path) -> None:
-    from egoworld.benchmarks.beyond3d.audit import audit_worlds
+    from egoworld.benchmarks.beyond3d.build.audit import audit_worlds
 
     perfect = audit_worlds([sim_world], truth=True, detections="perfect")
     assert perfect.overall["accuracy"] >= 98.0 and perfect.scored > 2000
@@ -33,8 +33,8 @@ def test_audit_on_sim_kitchens(sim_world: Path) -> None:
 
 
 def test_build_and_oracle_on_sim_kitchens(sim_world: Path, tmp_path: Path) -> None:
-    from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-    from egoworld.core.bench_folder import load_benchmark
+    from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, build_beyond3d
+    from egoworld.core.folders.bench_folder import load_benchmark
     from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run

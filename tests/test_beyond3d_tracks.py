@@ -8,8 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.benchmarks.beyond3d.detections import DetectionTable
-from egoworld.benchmarks.beyond3d.tracks import (
+from egoworld.benchmarks.beyond3d.build.visibility_tracks import (
     DETECTED_VISIBLE,
     IN_MOTION,
     NOT_GROUNDABLE,
@@ -19,7 +18,7 @@ from egoworld.benchmarks.beyond3d.tracks import (
     TrackConfig,
     build_tracks,
 )
-from egoworld.core.files import InputFileError, write_jsonl
+from egoworld.core.folders.files import InputFileError, write_jsonl
 from egoworld.geometry.boxes import Box3D
 from egoworld.geometry.cameras import PinholeCamera
 from egoworld.geometry.transforms import look_at
@@ -34,6 +33,7 @@ from egoworld.world import (
     load_episode,
     save_episode,
 )
+from egoworld.world.detections import DetectionTable
 
 EYE = np.array([0.0, 0.0, 1.6])
 
@@ -101,10 +101,10 @@ def test_states_follow_view_occlusion_fixtures_and_motion() -> None:
 def test_depth_media_gives_the_same_occlusions(tmp_path: Path) -> None:
     ep = hand_made_episode()
     times = np.arange(0, 61, 1.0)
-    from egoworld.sim.backgrounds import SkyBackground
-    from egoworld.sim.looks import Look
-    from egoworld.sim.primitives import PartsBuilder
-    from egoworld.sim.render import Renderer
+    from egoworld.sim.render.backgrounds import SkyBackground
+    from egoworld.sim.render.looks import Look
+    from egoworld.sim.render.primitives import PartsBuilder
+    from egoworld.sim.render.renderer import Renderer
 
     renderer, nothing = Renderer(ep.camera), SkyBackground(Look((0, 0, 0)), ground_z=-1e4)
     depth = []

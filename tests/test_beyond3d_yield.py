@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
+from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, build_beyond3d
 from sim_worlds import sim_kitchens
 
 
@@ -35,7 +35,7 @@ def test_the_worst_seeds_still_hold_thirty_balanced_anchors(tmp_path: Path, seed
 
 
 def test_story_pace_is_hd_epics(data_dir: Path) -> None:
-    from egoworld.sim.kitchen_tempo import HD_EPIC_MOVES_PER_MIN, HD_EPIC_REST_QUANTILES_S
+    from egoworld.sim.kitchen.tempo import HD_EPIC_MOVES_PER_MIN, HD_EPIC_REST_QUANTILES_S
     from egoworld.world.hd_epic.movement_stats import movement_stats
 
     hd = data_dir / "hd-epic"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from egoworld.core.bench_folder import Benchmark, load_benchmark
+from egoworld.core.folders.bench_folder import Benchmark, load_benchmark
 from egoworld.core.run_config import RunConfig
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run

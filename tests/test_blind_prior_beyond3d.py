@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from egoworld.benchmarks.beyond3d import NEAREST_FIXTURE, TASK_ORDER
-from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-from egoworld.core.bench_folder import load_benchmark
+from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, build_beyond3d
+from egoworld.core.folders.bench_folder import load_benchmark
 from sim_worlds import sim_kitchens
 from test_blind_prior import TOLERANCE, _prior_vs_chance
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from egoworld.benchmarks.explore.build import ActionEpisode, build_from_episodes
-from egoworld.benchmarks.explore.epic import build_epic, load_epic_actions, third_person
+from egoworld.benchmarks.explore.build.builder import ActionEpisode, build_from_episodes
+from egoworld.benchmarks.explore.build.epic import build_epic, load_epic_actions, third_person
 from egoworld.benchmarks.explore.importer import import_explore_anno
 from egoworld.benchmarks.explore.instances import SceneObject, instance_from_sample
 from egoworld.benchmarks.explore.partitions import partition_of, quotas, tiny_subset
 from egoworld.benchmarks.explore.strategy import Strategy, parse_scene_list, step_labels
-from egoworld.core.bench_folder import load_benchmark
-from egoworld.core.files import InputFileError
+from egoworld.core.folders.bench_folder import load_benchmark
+from egoworld.core.folders.files import InputFileError
 
 
 def _actions(n: int) -> str:

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from egoworld.benchmarks.explore.build import ActionEpisode, build_from_episodes
+from egoworld.benchmarks.explore.build.builder import ActionEpisode, build_from_episodes
 from egoworld.benchmarks.explore.instances import SceneObject
-from egoworld.benchmarks.explore.report import explore_report
+from egoworld.benchmarks.explore.paper_tables import explore_report
 from egoworld.benchmarks.explore.strategy import Strategy
 from egoworld.cli import app
-from egoworld.core.files import read_json
+from egoworld.core.folders.files import read_json
+from egoworld.core.folders.store import ResponseStore
 from egoworld.core.run_config import RunConfig
-from egoworld.core.store import ResponseStore
 from egoworld.runner.run import run_benchmark
 from egoworld.runner.summary import RunSummary
 from egoworld.scoring.score import score_run
@@ -364,7 +364,7 @@ def test_cli_import_score_predictions_and_agreement(tmp_path: Path) -> None:
 def _world_episode(folder: Path, i: int, n_actions: int) -> None:
     from egoworld.world.episode import Action, Episode, EpisodeMedia, SceneGraph
     from egoworld.world.episode import SceneObject as WorldObject
-    from egoworld.world.folder import save_episode
+    from egoworld.world.episode_folder import save_episode
 
     folder.mkdir(parents=True)
     (folder / "initial.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes([100 + i]) * 16)
@@ -479,8 +479,8 @@ def test_epic_sequences_drive_cost_studies(tmp_path: Path, data_dir: Path) -> No
 def test_oracle_and_copy_initial_on_simulated_long_action_scenes(tmp_path: Path) -> None:
     """The sim's action scenes: things come out of closed fridges, cupboards and drawers during 300 actions,
     so describing the initial scene misses objects the final frame shows."""
-    from egoworld.benchmarks.explore.from_world import build_from_world
-    from egoworld.sim.actions import ActionConfig
+    from egoworld.benchmarks.explore.build.from_world import build_from_world
+    from egoworld.sim.actions.synth import ActionConfig
     from egoworld.sim.worldset import synth_world_set
 
     synth_world_set("actions", tmp_path / "worlds", 4, 3, ActionConfig(n_actions=300, abnormal_rate=0.0))

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.benchmarks.explore.build import save_instances
+from egoworld.benchmarks.explore.build.builder import save_instances
 from egoworld.benchmarks.explore.instances import Instance, Scene, SceneObject
 from egoworld.benchmarks.explore.judges import Judge, JudgeItem, JudgeResult, OpenAIJudge, parse_score
 from egoworld.benchmarks.explore.matching import match_scene

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from egoworld.cli import app
-from egoworld.core.bench_folder import save_benchmark
+from egoworld.core.folders.bench_folder import save_benchmark
 from egoworld.core.schema import ImageInput, Media, Sample, TaskInfo, Trajectory, VideoInput
 
 pytest.importorskip("pyarrow")

@@ -197,7 +197,7 @@ def test_frames_setting_sends_egoworld_frames_as_images(tmp_path):
     import importlib.util
 
     pytest.importorskip("av")
-    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.folders.bench_folder import save_benchmark
     from egoworld.core.schema import Media, Sample, TaskInfo, VideoInput
     from egoworld.media.testvideo import write_counter_video
 

@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from egoworld.benchmarks.beyond3d.fixtures import counter_option_count, fixture_options
+from egoworld.benchmarks.beyond3d.build.fixture_labels import counter_option_count, fixture_options
 from egoworld.geometry.cameras import FisheyeCamera
 from egoworld.world.hd_epic.aria import load_rgb_camera
 
@@ -71,8 +71,8 @@ def test_counter_area_option_counts_are_the_officials(areas: int, options: int) 
 
 
 def test_built_counter_questions_have_three_or_five_options() -> None:
-    from egoworld.benchmarks.beyond3d.fixtures import area_name, counter_area_labels
-    from egoworld.sim.kitchen import KitchenConfig, build_kitchen_episode
+    from egoworld.benchmarks.beyond3d.build.fixture_labels import area_name, counter_area_labels
+    from egoworld.sim.kitchen.synth import KitchenConfig, build_kitchen_episode
 
     assert area_name("counter area next to the sink (second)") == "counter area next to the sink"
     seen = set()

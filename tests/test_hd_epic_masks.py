@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 trimesh = pytest.importorskip("trimesh")
 pytest.importorskip("rtree")
 
-from egoworld.core.bench_folder import load_benchmark  # noqa: E402
-from egoworld.core.files import InputFileError  # noqa: E402
+from egoworld.core.folders.bench_folder import load_benchmark  # noqa: E402
+from egoworld.core.folders.files import InputFileError  # noqa: E402
 from egoworld.geometry.directions import (  # noqa: E402
     CLOCK_RANGE_LABELS,
     DISTANCE_LABELS,

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks_factory import balanced_mc_bench
-from egoworld.core.bench_folder import save_benchmark
+from egoworld.core.folders.bench_folder import save_benchmark
 from egoworld.core.run_config import RunConfig
 from egoworld.core.schema import Sample, TaskInfo
 from egoworld.render import leaderboard as render

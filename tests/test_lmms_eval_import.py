@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from egoworld.benchmarks.beyond3d.release import docs_to_records, import_beyond3d_qa
+from egoworld.benchmarks.beyond3d.importer import docs_to_records, import_beyond3d_qa
 from egoworld.cli import app
-from egoworld.core.files import InputFileError, read_json
+from egoworld.core.folders.files import InputFileError, read_json
 from egoworld.core.run_config import RunConfig
 from egoworld.interchange.lmms_eval_log import import_lmms_eval_log
 from egoworld.runner.run import run_benchmark

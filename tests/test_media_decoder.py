@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from egoworld.media.decoder import SEEK_COST, DecodeStats, FrameDecoder, decode_frames, plan_runs, seek_cost
-from egoworld.media.errors import MediaError
 from egoworld.media.index import probe
+from egoworld.media.media_error import MediaError
 from egoworld.media.parallel import decode_parallel, queue_order
 from egoworld.media.policies import Clip, parse_policy
 from egoworld.media.testvideo import read_counter, write_counter_video

@@ -17,14 +17,14 @@ import numpy as np
 import pytest
 
 from egoworld.core import store as store_module
-from egoworld.core.bench_folder import save_benchmark
+from egoworld.core.folders.bench_folder import save_benchmark
+from egoworld.core.folders.store import ResponseStore
 from egoworld.core.model import Generation, ImagePart, Model, Request, VideoPart
 from egoworld.core.run_config import RunConfig
 from egoworld.core.schema import FrameInput, ImageInput, Media, Sample, TaskInfo, VideoInput
-from egoworld.core.store import ResponseStore
+from egoworld.media.counters import STATS
 from egoworld.media.encode import png_pixels
 from egoworld.media.policies import uniform_offsets
-from egoworld.media.stats import STATS
 from egoworld.media.testvideo import frame_times, read_counter, write_counter_video
 from egoworld.models.openai_compat import encode_message
 from egoworld.runner.run import run_benchmark
@@ -279,7 +279,7 @@ def test_media_cli_probes_a_video_and_shows_a_policy(bench_root):
 
 
 def test_image_format_enters_the_key_and_shrinks_the_payload(bench_root, tmp_path):
-    from egoworld.core.files import read_json
+    from egoworld.core.folders.files import read_json
 
     runs = {}
     for fmt in ("png", "jpeg:80", "webp"):

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.hashing import sha256_file
 from egoworld.media.writer import VideoWriter, read_video
 from egoworld.sim.arrays import load_npz, save_npz
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from egoworld.benchmarks.beyond3d.official_rules import b3d_choice_index, b3d_time_point
+from egoworld.benchmarks.beyond3d.official import b3d_choice_index, b3d_time_point
 from egoworld.benchmarks.vsi_wild.official import vsi_letter
 from egoworld.core.schema import Sample
 from egoworld.scoring.extract import extract_choice, extract_number

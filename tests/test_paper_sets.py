@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.hashing import sha256_file
 from egoworld.sim.paper_set_run import make_paper_set
 from egoworld.sim.paper_sets import kitchens_needed, set_jobs, walk_jobs
-from egoworld.sim.walk import WalkConfig
+from egoworld.sim.walk.synth import WalkConfig
 from egoworld.sim.worldset import Job
 
 # three tiny walks (a few seconds each) stand for the paper's five
 TINY = textwrap.dedent(
     """
-    from egoworld.sim.walk import WalkConfig
+    from egoworld.sim.walk.synth import WalkConfig
     from egoworld.sim.worldset import Job
 
     def tiny_jobs():

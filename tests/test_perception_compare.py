@@ -14,10 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 from egoworld.cli import app
-from egoworld.core.files import read_jsonl, write_jsonl
-from egoworld.perception.compare_report import compare_worlds
-from egoworld.sim.walk import WalkConfig, synth_walk
-from egoworld.world.folder import load_episode, save_episode
+from egoworld.compare.worlds import compare_worlds
+from egoworld.core.folders.files import read_jsonl, write_jsonl
+from egoworld.sim.walk.synth import WalkConfig, synth_walk
+from egoworld.world.episode_folder import load_episode, save_episode
 from egoworld.world.poses import PoseTrack
 from sim_worlds import sim_kitchens
 

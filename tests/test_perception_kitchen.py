@@ -12,11 +12,11 @@ import pytest
 from typer.testing import CliRunner
 
 from egoworld.benchmarks.beyond3d import OC_DISTANCE, OO_DISTANCE, TASK_ORDER
-from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
+from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, build_beyond3d
 from egoworld.cli import app
-from egoworld.perception.compare_questions import beyond3d_sample_agreement
-from egoworld.perception.movements import write_annotations
-from egoworld.world.folder import load_episode
+from egoworld.compare.question_agreement import beyond3d_sample_agreement
+from egoworld.perception.kitchen_annotations import write_annotations
+from egoworld.world.episode_folder import load_episode
 
 BUILD = BuildConfig(anchors=10, controls=10, seed=0)
 TIME_TYPES = {"visibility", "last_visible_time", "last_placement_time"}
@@ -45,7 +45,7 @@ def write_tum(poses: object, path: Path) -> Path:
 @pytest.fixture(scope="module")
 def kitchen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Truth world, the user's recording and annotations (no poses, visibility or detections beside them)."""
-    from egoworld.sim.kitchen import KitchenConfig
+    from egoworld.sim.kitchen.synth import KitchenConfig
     from egoworld.sim.worldset import synth_world_set
 
     root = tmp_path_factory.mktemp("kitchen")
@@ -99,8 +99,8 @@ def test_perceived_kitchen_builds_visibility_and_time_types(kitchen: dict, truth
     agree = gold_shares(rep.bench, truth_bench)
     print("\nkitchen gold agreement (no scale):", agree)
     assert set(agree) == built
-    from egoworld.benchmarks.beyond3d.build import tracks_for
-    from egoworld.perception.agreement_visibility import visibility_agreement
+    from egoworld.benchmarks.beyond3d.build.builder import tracks_for
+    from egoworld.compare.visibility_agreement import visibility_agreement
 
     truth = kitchen["truth"] / "kitchen_000"
     vis = visibility_agreement(tracks_for(folder, ep).states, tracks_for(truth, load_episode(truth)).states)
@@ -146,8 +146,8 @@ def test_bad_movements_stop_with_the_file_and_the_fix(kitchen: dict, tmp_path: P
 def test_hd_epic_assoc_info_gives_the_video_s_movements(tmp_path: Path) -> None:
     import json
 
-    from egoworld.core.files import InputFileError
-    from egoworld.perception.movements import read_movements
+    from egoworld.core.folders.files import InputFileError
+    from egoworld.perception.kitchen_annotations import read_movements
 
     doc = {
         "P01-20240202-110250": {

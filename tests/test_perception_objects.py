@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.core.files import InputFileError
-from egoworld.perception.detect import Frame, read_detections, run_detector, write_detections
+from egoworld.core.folders.files import InputFileError
+from egoworld.perception.detectors.detector import Frame, read_detections, run_detector, write_detections
 
 VOCAB = ["mug", "red cup"]
 
@@ -31,8 +31,8 @@ def _check_boxes(rows, w: int = 80, h: int = 48) -> None:
 
 @pytest.mark.parametrize("backend", ["owlv2", "grounding-dino"])
 def test_hf_detector_loads_and_runs_a_tiny_random_model(tmp_path: Path, backend: str) -> None:
-    from egoworld.perception.detect_grounding_dino import GroundingDinoDetector
-    from egoworld.perception.detect_owlv2 import Owlv2Detector
+    from egoworld.perception.detectors.grounding_dino import GroundingDinoDetector
+    from egoworld.perception.detectors.owlv2 import Owlv2Detector
     from tiny_detectors import write_tiny_grounding_dino, write_tiny_owlv2
 
     if backend == "owlv2":
@@ -51,7 +51,7 @@ def test_hf_detector_loads_and_runs_a_tiny_random_model(tmp_path: Path, backend:
 
 
 def test_detector_folder_without_weights_names_the_folder_and_the_fix(tmp_path: Path) -> None:
-    from egoworld.perception.detect_owlv2 import Owlv2Detector
+    from egoworld.perception.detectors.owlv2 import Owlv2Detector
 
     (tmp_path / "owl").mkdir()
     (tmp_path / "owl" / "config.json").write_text('{"model_type": "owlv2"}')
@@ -63,8 +63,8 @@ def test_detector_folder_without_weights_names_the_folder_and_the_fix(tmp_path: 
 
 def test_vlm_detector_sends_images_and_counts_a_malformed_reply(monkeypatch: pytest.MonkeyPatch) -> None:
     from egoworld.models.openai_compat import OpenAICompatModel
-    from egoworld.perception import detect_vlm
-    from egoworld.perception.detect_vlm import VlmDetector
+    from egoworld.perception.detectors import vlm_boxes as detect_vlm
+    from egoworld.perception.detectors.vlm_boxes import VlmDetector
     from openai_test_server import FakeOpenAIServer
 
     encoded: list[float] = []
@@ -100,7 +100,7 @@ def test_vlm_detector_sends_images_and_counts_a_malformed_reply(monkeypatch: pyt
 
 
 def test_file_detector_reads_both_spellings_and_refuses_bad_rows(tmp_path: Path) -> None:
-    from egoworld.perception.detect_file import FileDetector
+    from egoworld.perception.detectors.from_file import FileDetector
 
     sim = tmp_path / "sim.jsonl"
     sim.write_text(
@@ -129,7 +129,7 @@ def test_file_detector_reads_both_spellings_and_refuses_bad_rows(tmp_path: Path)
 
 @pytest.fixture(scope="module")
 def kitchen(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from egoworld.sim.kitchen import KitchenConfig, synth_kitchen
+    from egoworld.sim.kitchen.synth import KitchenConfig, synth_kitchen
 
     folder = tmp_path_factory.mktemp("k") / "k0"
     # the classic story walks past more of the 24 objects in one minute (the HD-EPIC pace works at a few
@@ -140,18 +140,18 @@ def kitchen(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_tracker_on_the_simulated_detector_agrees_with_truth(kitchen: Path) -> None:
-    from egoworld.benchmarks.beyond3d.detections import DetectionTable
-    from egoworld.perception.agreement_tracking import (
+    from egoworld.compare.tracking_agreement import (
         count_mra,
         detected_truth,
         kitchen_truth,
         time_errors,
         tracking_scores,
     )
-    from egoworld.perception.appearances import appearance_rows, counts
-    from egoworld.perception.detect_file import FileDetector
-    from egoworld.perception.track import Instance, track
-    from egoworld.world.folder import load_episode
+    from egoworld.perception.detectors.from_file import FileDetector
+    from egoworld.perception.video.appearances import appearance_rows, counts
+    from egoworld.perception.video.instance_tracks import Instance, track
+    from egoworld.world.detections import DetectionTable
+    from egoworld.world.episode_folder import load_episode
 
     episode = load_episode(kitchen)
     det = FileDetector(kitchen / "detections.jsonl")
@@ -179,7 +179,7 @@ def test_tracker_on_the_simulated_detector_agrees_with_truth(kitchen: Path) -> N
     te = time_errors(truth_rows, perceived, full["match"])
     assert te["matched"] >= 9 and te["first_s_error"] <= 4.0
     # the tracked file is the Beyond3D detections file
-    from egoworld.perception.detect import FrameDetections
+    from egoworld.perception.detectors.detector import FrameDetections
 
     write_detections(kitchen / "perceived.jsonl", [FrameDetections(r.time_s, r.detections) for r in rows])
     table = DetectionTable.load(kitchen / "perceived.jsonl", episode.fps)
@@ -187,7 +187,7 @@ def test_tracker_on_the_simulated_detector_agrees_with_truth(kitchen: Path) -> N
 
 
 def test_kitchen_truth_refuses_a_missing_file(tmp_path: Path) -> None:
-    from egoworld.perception.agreement_tracking import kitchen_truth
+    from egoworld.compare.tracking_agreement import kitchen_truth
 
     with pytest.raises(InputFileError, match="no visibility file"):
         kitchen_truth(tmp_path / "visibility.npz", {})
@@ -195,8 +195,12 @@ def test_kitchen_truth_refuses_a_missing_file(tmp_path: Path) -> None:
 
 def test_vocabulary_from_a_vlm_kept_where_the_detector_finds_it(tmp_path: Path) -> None:
     from egoworld.models.openai_compat import OpenAICompatModel
-    from egoworld.perception.detect_file import FileDetector
-    from egoworld.perception.vocabulary import OccurrenceFilter, VocabularyProposer, filter_vocabulary
+    from egoworld.perception.detectors.from_file import FileDetector
+    from egoworld.perception.detectors.vocabulary import (
+        OccurrenceFilter,
+        VocabularyProposer,
+        filter_vocabulary,
+    )
     from openai_test_server import FakeOpenAIServer
 
     with FakeOpenAIServer(reply=lambda p: '["Mug", "chair", "unicorn"]') as srv:
@@ -223,8 +227,7 @@ def test_vocabulary_from_a_vlm_kept_where_the_detector_finds_it(tmp_path: Path) 
 
 @pytest.mark.parametrize(("kind", "hub"), [("owlv2", "google/owlv2"), ("grounding-dino", "IDEA-Research")])
 def test_both_detector_specs_give_the_hf_backend_of_their_kind(tmp_path: Path, kind: str, hub: str) -> None:
-    from egoworld.perception.detect_spec import create_detector
-    from egoworld.perception.detector_spec import make_detector, parse_detector
+    from egoworld.perception.detectors.spec import create_detector, make_detector, parse_detector
 
     for make in (lambda: create_detector(f"{kind}:{tmp_path}"),
                  lambda: make_detector(parse_detector(f"{kind}:{tmp_path}"), "e", None, 30.0)):  # fmt: skip

@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from egoworld.cli import app
-from egoworld.core.files import read_jsonl
-from egoworld.sim.walk import WalkConfig, synth_walk
-from egoworld.world.folder import load_episode
+from egoworld.core.folders.files import read_jsonl
+from egoworld.sim.walk.synth import WalkConfig, synth_walk
+from egoworld.world.episode_folder import load_episode
 
 # 1 min at 3 frames/s: 180 frames, 96 px views (seed 4: two places joined by a corner)
 WALK = WalkConfig(minutes=1.0, fps=3.0, pano_width=384, view_size=96, min_pixels=4)
@@ -63,9 +63,9 @@ def test_perceived_walk_has_the_files_and_provenance(perceived: Path, truth: Pat
     assert len(tracked) == 180 and any(d.get("object") for r in tracked for d in r["detections"])
     assert read_jsonl(folder / "place_visits.jsonl")[0]["start_s"] == 0.0
     # the perceived trajectory against the truth (evo, Sim(3)): the CPU path's target is ATE ≤ 5 % of path
-    from egoworld.perception.agreement_trajectory import trajectory_agreement
+    from egoworld.compare.trajectory_agreement import trajectory_agreement
     from egoworld.perception.provenance import Provenance
-    from egoworld.perception.trajectory import Trajectory
+    from egoworld.perception.video.trajectory import Trajectory
 
     t = ep.poses
     got = trajectory_agreement(
@@ -154,8 +154,8 @@ def test_simulated_walk_detector_is_seeded_and_noisy(truth: Path) -> None:
 
 def test_beyond3d_refuses_metre_questions_without_a_metric_trajectory(tmp_path: Path) -> None:
     from egoworld.benchmarks.beyond3d import OC_DISTANCE, OO_DISTANCE, TASK_ORDER
-    from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-    from egoworld.world.folder import save_episode
+    from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, build_beyond3d
+    from egoworld.world.episode_folder import save_episode
     from sim_worlds import sim_kitchens
 
     world = sim_kitchens(tmp_path / "w", episodes=1, minutes=3.0, seed=5, size=64, objects=30)
@@ -183,7 +183,7 @@ def test_beyond3d_refuses_metre_questions_without_a_metric_trajectory(tmp_path: 
 
 def test_rays_of_one_static_object_meet_and_of_two_do_not() -> None:
     from egoworld.geometry.cameras import PinholeCamera
-    from egoworld.perception.reid3d import Rays
+    from egoworld.perception.video.reid3d import Rays
     from egoworld.world.poses import PoseTrack
 
     cam = PinholeCamera.from_fov(96, 96, 90.0)

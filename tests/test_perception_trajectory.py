@@ -7,17 +7,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.core.files import InputFileError, read_jsonl
+from egoworld.compare.trajectory_agreement import place_agreement, trajectory_agreement
+from egoworld.core.folders.files import InputFileError, read_jsonl
 from egoworld.geometry.cameras import PinholeCamera
-from egoworld.perception.agreement_trajectory import place_agreement, trajectory_agreement
-from egoworld.perception.odometry import OpenCVOdometry
-from egoworld.perception.places import place_visits, write_places
-from egoworld.perception.poses_write import write_poses
 from egoworld.perception.provenance import Provenance
-from egoworld.perception.trajectory import Trajectory
-from egoworld.perception.trajectory_import import read_colmap_text, read_mps, read_tum
-from egoworld.sim.walk import WalkConfig, synth_walk
-from egoworld.world.folder import load_episode
+from egoworld.perception.video.odometry import OpenCVOdometry
+from egoworld.perception.video.place_visits import place_visits, write_places
+from egoworld.perception.video.poses_write import write_poses
+from egoworld.perception.video.trajectory import Trajectory
+from egoworld.perception.video.trajectory_import import read_colmap_text, read_mps, read_tum
+from egoworld.sim.walk.synth import WalkConfig, synth_walk
+from egoworld.world.episode_folder import load_episode
 
 # 1.5 min at 4 frames/s: 360 frames, a 128 px front view, two places joined by a corner (seed 4)
 WALK = WalkConfig(minutes=1.5, fps=4.0, pano_width=256, view_size=128, min_pixels=4)
@@ -46,7 +46,7 @@ def test_opencv_odometry_recovers_the_walk(walk: Path) -> None:
 
 @pytest.mark.slow
 def test_pycolmap_recovers_the_walk(walk: Path) -> None:
-    from egoworld.perception.colmap_backend import ColmapEstimator
+    from egoworld.perception.video.colmap import ColmapEstimator
 
     truth = load_episode(walk).poses
     traj = ColmapEstimator(camera=_front_camera(walk)).estimate(walk / "front.mp4")
@@ -84,7 +84,7 @@ def test_places_agree_with_the_true_visits(walk: Path, tmp_path: Path) -> None:
     shutil.copytree(walk, folder)
     write_poses(folder, odo)
     write_places(folder, visits, places, prov)
-    from egoworld.benchmarks.vsi_wild.source import load_source
+    from egoworld.world.walk_source import load_source
 
     src = load_source(folder)
     assert [v.place for v in src.visits] == [v["place"] for v in visits] and set(src.places) <= {

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from benchmarks_factory import balanced_mc_bench
-from egoworld.core.progress import PlainProgress, format_reasons, progress_bar, top_reasons
+from egoworld.core.process.progress import PlainProgress, format_reasons, progress_bar, top_reasons
 
 
 def test_plain_lines_instead_of_a_bar_when_not_a_terminal() -> None:

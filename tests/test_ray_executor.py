@@ -172,8 +172,8 @@ def test_resume_after_killing_the_driver(tmp_path):
 
 
 def test_beyond3d_build_on_ray_is_byte_identical(local_ray, tmp_path):
-    from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-    from egoworld.core.hashing import sha256_file
+    from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, build_beyond3d
+    from egoworld.core.folders.hashing import sha256_file
     from sim_worlds import sim_kitchens
 
     worlds = sim_kitchens(tmp_path / "worlds", episodes=2, minutes=4.0)
@@ -190,8 +190,8 @@ def test_beyond3d_build_on_ray_is_byte_identical(local_ray, tmp_path):
 
 def test_world_set_on_ray_is_byte_identical(local_ray, tmp_path):
     """Sim kitchens made as one Ray task each are the bytes made here (each worker has its own GL context)."""
-    from egoworld.core.hashing import sha256_file
-    from egoworld.sim.kitchen import KitchenConfig
+    from egoworld.core.folders.hashing import sha256_file
+    from egoworld.sim.kitchen.synth import KitchenConfig
     from egoworld.sim.worldset import synth_world_set
 
     cfg = KitchenConfig(minutes=0.7, fps=1.0, size=64, objects=12)

@@ -90,7 +90,7 @@ def test_run_help_lists_config_options():
 
 
 def test_explore_run_takes_config_and_from(tmp_path):
-    from egoworld.benchmarks.explore.build import ActionEpisode, build_from_episodes
+    from egoworld.benchmarks.explore.build.builder import ActionEpisode, build_from_episodes
     from egoworld.benchmarks.explore.instances import SceneObject
 
     things = ["cup", "plate", "knife", "pan", "bowl", "spoon"]
@@ -138,7 +138,7 @@ def test_values_are_cast_by_the_option_types():
 
     import typer
 
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.runner.config_file import _cast, to_config
 
     class Fmt(enum.Enum):

@@ -9,8 +9,8 @@ import sqlite3
 import pytest
 
 from benchmarks_factory import balanced_mc_bench
-from egoworld.core.bench_folder import load_benchmark, save_benchmark
-from egoworld.core.files import InputFileError
+from egoworld.core.folders.bench_folder import load_benchmark, save_benchmark
+from egoworld.core.folders.files import InputFileError
 from egoworld.core.model import Generation, Model, ModelContext, Request
 from egoworld.core.run_config import RunConfig
 from egoworld.core.schema import Sample, TaskInfo, Trajectory

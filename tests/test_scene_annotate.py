@@ -13,13 +13,13 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from egoworld.benchmarks.explore.scene_file import load_scene
 from egoworld.cli import app
-from egoworld.core.bench_folder import load_benchmark
-from egoworld.core.files import read_json
-from egoworld.perception.scene_agreement import COMPARED, final_graph, render_final
-from egoworld.sim.actions import ActionConfig, synth_action_scene
+from egoworld.core.folders.bench_folder import load_benchmark
+from egoworld.core.folders.files import read_json
+from egoworld.scene_annotation.graph_agreement import COMPARED, final_graph, render_final
+from egoworld.sim.actions.synth import ActionConfig, synth_action_scene
 from egoworld.view.scene_review import SceneLog, apply_scene_log
+from egoworld.world.scene_file import load_scene
 from openai_test_server import FakeOpenAIServer, image_urls
 from scene_vlm_server import SceneGraphVlm
 
@@ -180,8 +180,8 @@ def test_agreement_matches_the_noise_model(annotated) -> None:
 
 def test_without_noise_the_annotation_is_the_graph(episode, tmp_path) -> None:
     from egoworld.models.openai_compat import OpenAICompatModel
-    from egoworld.perception.scene_agreement import compare_scene
-    from egoworld.perception.scene_annotate import annotate_scene
+    from egoworld.scene_annotation.graph_agreement import compare_scene
+    from egoworld.scene_annotation.pipeline import annotate_scene
 
     w, h = Image.open(episode["final"]).size
     vlm = SceneGraphVlm(episode["truth"], w, h)
@@ -235,7 +235,7 @@ def test_scene_apply_and_build_explore_from_annotated_scenes(annotated, tmp_path
     out = annotated["out"]
     scene = load_scene(out / "scene.json")
     a, b = scene.objects[0], scene.objects[1]
-    from egoworld.core.hashing import sha256_file
+    from egoworld.core.folders.hashing import sha256_file
 
     log = SceneLog(out / "reviews" / "ana.sqlite", reviewer="ana", scene_hash=sha256_file(out / "scene.json"))
     log.add(a["id"], "edit", {"description": "a chipped blue bowl"})

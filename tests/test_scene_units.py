@@ -5,20 +5,20 @@ from __future__ import annotations
 
 import pytest
 
-from egoworld.benchmarks.explore.scene_file import AnnotatedScene
-from egoworld.core.files import InputFileError
-from egoworld.perception.detect_spec import create_detector
-from egoworld.perception.scene_agreement import compare_scene
-from egoworld.perception.scene_annotate import (
+from egoworld.core.folders.files import InputFileError
+from egoworld.perception.detectors.spec import create_detector
+from egoworld.scene_annotation.graph_agreement import compare_scene
+from egoworld.scene_annotation.pipeline import (
     _apply_corrections,
     describe,
     instance_names,
     read_actions,
     relation_text,
 )
-from egoworld.perception.scene_rules import filter_tags, normalise
-from egoworld.perception.scene_vlm import PROMPTS, parse_json, prompt
+from egoworld.scene_annotation.tag_rules import filter_tags, normalise
+from egoworld.scene_annotation.vlm_calls import PROMPTS, parse_json, prompt
 from egoworld.view.scene_review import next_id, replay
+from egoworld.world.scene_file import AnnotatedScene
 
 
 def test_rules_drop_body_parts_synonyms_and_duplicates() -> None:

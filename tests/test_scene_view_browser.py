@@ -13,8 +13,8 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from egoworld.benchmarks.explore.scene_file import load_scene
 from egoworld.cli import app
+from egoworld.world.scene_file import load_scene
 from view_helpers import CHROMIUM_ARGS, XSS, chromium_path, start_view, stop
 
 pytestmark = pytest.mark.slow

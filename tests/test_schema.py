@@ -7,9 +7,9 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from egoworld.core.bench_folder import load_benchmark, rehash_benchmark, save_benchmark
-from egoworld.core.files import InputFileError
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.bench_folder import load_benchmark, rehash_benchmark, save_benchmark
+from egoworld.core.folders.files import InputFileError
+from egoworld.core.folders.hashing import sha256_file
 from egoworld.core.schema import FrameInput, ImageInput, Media, Sample, TaskInfo, Trajectory, VideoInput
 
 TASKS = {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from egoworld.core import secrets
-from egoworld.core.secrets import REDACTED, redact, secret_values
+from egoworld.core.process import secrets
+from egoworld.core.process.secrets import REDACTED, redact, secret_values
 
 
 class CountingPattern:

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from egoworld.core.hashing import seeded_rng, sha256_file
-from egoworld.sim.actions import ABNORMAL, ActionConfig, new_scene, synth_action_scene
-from egoworld.sim.actions_layout import ROLES, make_action_kitchen
-from egoworld.sim.actions_vocab import KINDS
-from egoworld.world.folder import load_episode
+from egoworld.core.folders.hashing import seeded_rng, sha256_file
+from egoworld.sim.actions.corner import ROLES, make_action_kitchen
+from egoworld.sim.actions.synth import ABNORMAL, ActionConfig, new_scene, synth_action_scene
+from egoworld.sim.actions.vocab import KINDS
+from egoworld.world.episode_folder import load_episode
 
 LOCATION_PREFIXES = ("on the ", "in the ", "inside the closed ", "under the ", "held by C")
 

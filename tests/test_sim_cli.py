@@ -8,8 +8,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from egoworld.cli import app
-from egoworld.core.hashing import sha256_file
-from egoworld.world.folder import find_episodes, load_episode
+from egoworld.core.folders.hashing import sha256_file
+from egoworld.world.episode_folder import find_episodes, load_episode
 
 runner = CliRunner()
 
@@ -120,7 +120,7 @@ def test_synth_kitchen_no_render_writes_the_same_truth_without_media(tmp_path: P
     """``--no-render``: the episode files of a rendered kitchen (but for ``media`` and the config's
     ``render``), and no video / visibility / detections (a text-only Beyond3D build reads it:
     `test_beyond3d_option_mix.test_fixture_chance_of_a_1000_anchor_build`)."""
-    from egoworld.sim.kitchen import KitchenConfig, synth_kitchen
+    from egoworld.sim.kitchen.synth import KitchenConfig, synth_kitchen
 
     common = ["world", "synth", "kitchen", "--episodes", "1", "--minutes", "2", "--fps", "1", "--size", "64"]
     out = tmp_path / "truth"

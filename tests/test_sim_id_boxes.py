@@ -1,4 +1,4 @@
-"""`egoworld.sim.detections.id_boxes` finds boxes for the ids an image shows only: the same counts and boxes
+"""`egoworld.sim.simulated_detections.id_boxes` finds boxes for the ids an image shows only: the same counts and boxes
 as `scipy.ndimage.find_objects` over every id of the world."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.ndimage import find_objects
 
-from egoworld.sim.detections import id_boxes
+from egoworld.sim.simulated_detections import id_boxes
 
 
 def _reference(ids: np.ndarray, n_ids: int) -> tuple[np.ndarray, np.ndarray]:

@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.core.hashing import seeded_rng, sha256_file
+from egoworld.core.folders.hashing import seeded_rng, sha256_file
 from egoworld.geometry.cameras import FisheyeCamera
 from egoworld.media.writer import read_video
-from egoworld.sim.catalog import CATEGORIES
-from egoworld.sim.instance_stats import pixel_counts
-from egoworld.sim.kitchen import KitchenConfig, load_kitchen_world, synth_kitchen
-from egoworld.sim.kitchen_layout import make_kitchen
-from egoworld.world.folder import load_episode
+from egoworld.sim.kitchen.catalog import CATEGORIES
+from egoworld.sim.kitchen.layout import make_kitchen
+from egoworld.sim.kitchen.synth import KitchenConfig, load_kitchen_world, synth_kitchen
+from egoworld.sim.render.instance_stats import pixel_counts
+from egoworld.world.episode_folder import load_episode
 from egoworld.world.location import location_at
 
 TINY = KitchenConfig(minutes=1.5, fps=1.0, size=160, objects=34)
@@ -134,7 +134,7 @@ def test_visibility_from_instance_buffer_agrees_with_geometric_test(kitchen: Pat
 
 
 def test_rerendering_from_the_folder_gives_the_same_buffers(kitchen: Path) -> None:
-    from egoworld.sim.render import Renderer
+    from egoworld.sim.render.renderer import Renderer
 
     world = load_kitchen_world(kitchen)
     vis = np.load(kitchen / "visibility.npz")
@@ -189,7 +189,7 @@ def test_same_seed_same_bytes_other_seed_other_world(tmp_path: Path) -> None:
 
 
 def test_kitchen_durations_and_speed_are_realistic() -> None:
-    from egoworld.sim.kitchen import build_kitchen_episode
+    from egoworld.sim.kitchen.synth import build_kitchen_episode
 
     ep, _ = build_kitchen_episode("long", 3, KitchenConfig(minutes=40.0, fps=0.2))
     moves = sum(len(o.movements) for o in ep.objects)

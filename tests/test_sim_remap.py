@@ -10,11 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.sim import gl, worldset
-from egoworld.sim.actions import ActionConfig
-from egoworld.sim.cameras import aria_fisheye
-from egoworld.sim.remap import remap
-from egoworld.sim.render import Renderer
+from egoworld.sim import worldset
+from egoworld.sim.actions.synth import ActionConfig
+from egoworld.sim.render.remap import remap
+from egoworld.sim.render.renderer import Renderer
+from egoworld.sim.render import gl
+from egoworld.sim.world_cameras import aria_fisheye
 
 
 def _numpy_remap(words, depth, lut, range_k):  # type: ignore[no-untyped-def]

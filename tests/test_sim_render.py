@@ -8,11 +8,11 @@ import pytest
 from egoworld.geometry.cameras import EquirectCamera, PinholeCamera
 from egoworld.geometry.transforms import apply_transform, look_at, world_to_camera
 from egoworld.geometry.visibility import OCCLUDED, VISIBLE, visibility_codes
-from egoworld.sim.backgrounds import RoomBackground, SkyBackground
-from egoworld.sim.cameras import aria_fisheye, pinhole
-from egoworld.sim.looks import Look
-from egoworld.sim.primitives import PartsBuilder
-from egoworld.sim.render import Renderer
+from egoworld.sim.render.backgrounds import RoomBackground, SkyBackground
+from egoworld.sim.render.looks import Look
+from egoworld.sim.render.primitives import PartsBuilder
+from egoworld.sim.render.renderer import Renderer
+from egoworld.sim.world_cameras import aria_fisheye, pinhole
 
 POSE = look_at((1.0, -2.0, 1.6), (1.5, 1.0, 0.9))  # a tilted camera somewhere in the world
 ROOM = RoomBackground(
@@ -121,7 +121,7 @@ def test_nearest_surface_wins_and_ties_are_deterministic() -> None:
 def test_each_pattern_variant_draws_its_own_pattern(pattern: str) -> None:
     """Every pattern code has its own shader variant: where colour2 shows on a box face agrees with the numpy
     `pattern_mask` at the surface point of each pixel's ray."""
-    from egoworld.sim.looks import PATTERN_CODE, pattern_mask
+    from egoworld.sim.render.looks import PATTERN_CODE, pattern_mask
 
     camera = pinhole(96, 96, 60.0)
     pose = look_at((0.0, -2.0, 1.0), (0.0, 0.0, 1.0))

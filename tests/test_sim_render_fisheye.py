@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from egoworld.geometry.cameras import PinholeCamera
-from egoworld.sim.cameras import aria_fisheye
-from egoworld.sim.kitchen import KitchenConfig, build_kitchen_episode
-from egoworld.sim.kitchen_world import KitchenWorld
-from egoworld.sim.render import Renderer
+from egoworld.sim.kitchen.synth import KitchenConfig, build_kitchen_episode
+from egoworld.sim.kitchen.world import KitchenWorld
+from egoworld.sim.render.renderer import Renderer
+from egoworld.sim.world_cameras import aria_fisheye
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from egoworld.core.files import read_json
+from egoworld.core.folders.files import read_json
 from egoworld.core.run_config import RunConfig
-from egoworld.sim.actions import ActionConfig, synth_action_scene
-from egoworld.sim.actions_replay import ReplayError, replay, visible_objects
-from egoworld.world.folder import load_episode
+from egoworld.sim.actions.replay import ReplayError, replay, visible_objects
+from egoworld.sim.actions.synth import ActionConfig, synth_action_scene
+from egoworld.world.episode_folder import load_episode
 
 
 def _key(o: dict) -> tuple:  # type: ignore[type-arg]
@@ -84,7 +84,7 @@ def test_long_scenes_replay_to_the_exact_end_frame_annotation(tmp_path: Path, ab
 @pytest.mark.slow
 def test_built_explore_set_separates_copy_initial_from_replay(tmp_path: Path) -> None:
     """Lexical judge, per partition: copy-initial < 60 % of the oracle's S_uni, replay ≥ 95 %."""
-    from egoworld.benchmarks.explore.from_world import build_from_world
+    from egoworld.benchmarks.explore.build.from_world import build_from_world
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
 

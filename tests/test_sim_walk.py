@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.hashing import sha256_file
 from egoworld.geometry.equirect import FOUR_VIEWS, perspective_sampler
 from egoworld.geometry.transforms import make_transform, rotation_about
 from egoworld.media.writer import read_video
-from egoworld.sim.render import Renderer
-from egoworld.sim.walk import NEAR_RADIUS, WalkConfig, WalkWorld, synth_walk, view_motion
-from egoworld.sim.walk_places import STYLES
-from egoworld.world.folder import load_episode
+from egoworld.sim.render.renderer import Renderer
+from egoworld.sim.walk.places import STYLES
+from egoworld.sim.walk.synth import NEAR_RADIUS, WalkConfig, WalkWorld, synth_walk, view_motion
+from egoworld.world.episode_folder import load_episode
 
 TINY = WalkConfig(minutes=2.0, fps=0.5, pano_width=256, view_size=64, min_pixels=4)
 VIEWS = ("front", "right", "back", "left")
@@ -28,7 +28,7 @@ def walk(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _view_counts(world: WalkWorld, pose: np.ndarray, inst: int, width: int = 512) -> dict[str, int]:
-    from egoworld.sim.cameras import equirect
+    from egoworld.sim.world_cameras import equirect
 
     cam = equirect(width)
     frame = Renderer(cam, far=NEAR_RADIUS).render(world.primitives(0.0, pose[:3, 3]), pose, world.background)
@@ -178,8 +178,8 @@ def test_same_seed_same_bytes(tmp_path: Path) -> None:
 
 
 def test_walk_can_be_rendered_again_from_its_folder(walk: Path) -> None:
-    from egoworld.sim.cameras import equirect
-    from egoworld.sim.walk import load_walk_world
+    from egoworld.sim.walk.synth import load_walk_world
+    from egoworld.sim.world_cameras import equirect
 
     ep, world = load_walk_world(walk)
     vis = np.load(walk / "visibility.npz")

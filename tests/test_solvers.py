@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from egoworld.core.bench_folder import Benchmark, save_benchmark
+from egoworld.core.folders.bench_folder import Benchmark, save_benchmark
 from egoworld.core.run_config import RunConfig
 from egoworld.core.schema import Media, Sample, TaskInfo, VideoInput
 from egoworld.runner.run import run_benchmark

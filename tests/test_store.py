@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from egoworld.core import store as store_module
-from egoworld.core.store import ResponseStore
+from egoworld.core.folders.store import ResponseStore
 
 
 def test_ok_rows_are_final_and_errors_are_retried(tmp_path):

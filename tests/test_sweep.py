@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from egoworld.core.bench_folder import save_benchmark
+from egoworld.core.folders.bench_folder import save_benchmark
 from egoworld.core.schema import Sample, TaskInfo
 from openai_test_server import FakeOpenAIServer
 
@@ -248,7 +248,7 @@ def test_second_benchmark_folder_with_the_same_questions_is_served_from_the_cach
 
 @pytest.mark.slow  # EXPLORE's S_uni loads Sentence-BERT in the scoring step
 def test_judge_scored_cells_are_scored_in_the_sweep(tmp_path: Path) -> None:
-    from egoworld.benchmarks.explore.build import build_from_episodes
+    from egoworld.benchmarks.explore.build.builder import build_from_episodes
     from test_explore_runs import _episode
 
     build_from_episodes(

@@ -93,7 +93,7 @@ def test_review_log_is_append_only_with_undo(tmp_path) -> None:
     with pytest.raises(ValueError):
         log.decide("a", "maybe")
     log.close()
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
 
     with pytest.raises(InputFileError, match="another version"):
         ReviewLog(tmp_path / "r.sqlite", reviewer="ana", bench_hash="h2")
@@ -103,7 +103,7 @@ def test_bench_filter_keeps_accepted_and_records_review(world, tmp_path) -> None
     from typer.testing import CliRunner
 
     from egoworld.cli import app
-    from egoworld.core.bench_folder import load_benchmark
+    from egoworld.core.folders.bench_folder import load_benchmark
     from egoworld.view.review import ReviewLog
 
     bench = load_benchmark(world["bench"])
@@ -235,7 +235,7 @@ def test_audit_marks_feed_beyond3d_audit(tmp_path) -> None:
     from egoworld.cli import app
     from egoworld.media.testvideo import write_counter_video
     from egoworld.view.app import ViewApp, create_app
-    from egoworld.view.audit import AuditSession
+    from egoworld.view.audit_marks import AuditSession
     from egoworld.world import EpisodeMedia, save_episode
     from test_beyond3d_tracks import hand_made_episode
 
@@ -329,7 +329,7 @@ def test_view_index_is_reused_and_rebuilt_when_scores_change(tmp_path, monkeypat
     from benchmarks_factory import balanced_mc_bench
     from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
-    from egoworld.view import index
+    from egoworld.view import run_index as index
     from egoworld.view.workspace import Workspace
 
     monkeypatch.setenv("EGOWORLD_CACHE", str(tmp_path / "cache"))
@@ -364,7 +364,7 @@ def test_view_index_is_reused_and_rebuilt_when_scores_change(tmp_path, monkeypat
 def test_indexed_sample_list_matches_a_scan_of_the_benchmark(world) -> None:
     """Every filter and sort of the SQL-backed list gives the ids, in the order, that scanning the loaded
     benchmark gives (the list's meaning before the index)."""
-    from egoworld.core.bench_folder import load_benchmark
+    from egoworld.core.folders.bench_folder import load_benchmark
     from egoworld.view.queries import PAGE_SIZE, SampleFilter, list_samples
     from egoworld.view.workspace import Workspace
 

@@ -43,8 +43,8 @@ def _question(root: Path, sid: str) -> str:
 
 
 def test_bench_index_rebuilt_on_any_edit_never_stale(tmp_path, counted) -> None:
-    from egoworld.core.bench_folder import MANIFEST, rehash_benchmark
-    from egoworld.core.files import InputFileError, read_json, write_json
+    from egoworld.core.folders.bench_folder import MANIFEST, rehash_benchmark
+    from egoworld.core.folders.files import InputFileError, read_json, write_json
     from egoworld.view.queries import SampleFilter, list_samples
     from egoworld.view.workspace import Workspace
 

@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 
 from egoworld.benchmarks.vsi_wild.importer import import_vsi_wild_qa, panorama_id
-from egoworld.core.bench_folder import load_benchmark
-from egoworld.core.files import InputFileError
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.bench_folder import load_benchmark
+from egoworld.core.folders.files import InputFileError
+from egoworld.core.folders.hashing import sha256_file
 from egoworld.runner.inputs import InputSettings, check_media
 
 

@@ -12,18 +12,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
-from egoworld.benchmarks.vsi_wild.config import BuildConfig, StreamRules
-from egoworld.core.bench_folder import Benchmark
-from egoworld.core.hashing import sha256_file
+from egoworld.benchmarks.vsi_wild.build.builder import build_vsi_wild
+from egoworld.benchmarks.vsi_wild.build.config import BuildConfig, StreamRules
+from egoworld.core.folders.bench_folder import Benchmark
+from egoworld.core.folders.hashing import sha256_file
 from egoworld.core.model import Generation, Model, Request
 from egoworld.core.run_config import RunConfig
 from egoworld.geometry.equirect import FOUR_VIEWS, perspective_sampler
 from egoworld.media.writer import read_video
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.score import score_run
-from egoworld.sim.walk import view_motion
-from egoworld.world.folder import load_episode
+from egoworld.sim.walk.synth import view_motion
+from egoworld.world.episode_folder import load_episode
 from sim_worlds import VSI_SIM_PER_TASK, VSI_SIM_SEED
 
 PER_TASK, SEED = VSI_SIM_PER_TASK, VSI_SIM_SEED
@@ -224,7 +224,12 @@ VMR_TV, VOC_TV, VPO_TV, VPO_KS = 0.03, 0.05, 0.085, 0.1
 
 
 def test_answer_mixes_match_the_release(bench: Benchmark, data_dir: Path) -> None:
-    from egoworld.benchmarks.vsi_wild.mixes import built_mixes, release_mixes, total_variation, uniform_ks
+    from egoworld.benchmarks.vsi_wild.build.mixes import (
+        built_mixes,
+        release_mixes,
+        total_variation,
+        uniform_ks,
+    )
 
     release = release_mixes(data_dir / "vsi-super-wild" / "vsi_super_wild_qa.jsonl")
     built = built_mixes(bench.samples)
@@ -350,7 +355,7 @@ def test_streaming_counts_per_query_time(walks: Path, tmp_path: Path) -> None:
 
 def test_frames_setting_shows_moment_and_query_images(bench: Benchmark, tmp_path: Path) -> None:
     """One question per task through the media engine: 128 sampled frames + the moment / 4 query images."""
-    from egoworld.core.store import ResponseStore
+    from egoworld.core.folders.store import ResponseStore
 
     cfg = RunConfig(
         bench=bench.root, model="oracle", out=tmp_path / "r", setting="frames", per_task=1, progress=False

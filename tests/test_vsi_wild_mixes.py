@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from egoworld.benchmarks.vsi_wild import vmr
-from egoworld.benchmarks.vsi_wild.balance import Draft, weighted_merge
-from egoworld.benchmarks.vsi_wild.mixes import (
+from egoworld.benchmarks.vsi_wild.build import vmr
+from egoworld.benchmarks.vsi_wild.build.drafts import Draft, weighted_merge
+from egoworld.benchmarks.vsi_wild.build.mixes import (
     VMR_MIX,
     VMR_SETS,
     VOC_MIX,

@@ -14,8 +14,8 @@ from egoworld.benchmarks.vsi_wild.durations import probe_duration, read_duration
 from egoworld.benchmarks.vsi_wild.importer import import_vsi_wild_qa
 from egoworld.benchmarks.vsi_wild.timing import duration_group, hms
 from egoworld.cli import app
-from egoworld.core.bench_folder import load_benchmark
-from egoworld.core.files import InputFileError
+from egoworld.core.folders.bench_folder import load_benchmark
+from egoworld.core.folders.files import InputFileError
 from egoworld.media.writer import VideoWriter
 
 #: minutes per video, one per duration group (one frame a minute keeps the files tiny)

@@ -12,16 +12,16 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from egoworld.benchmarks.vsi_wild.views import VIEW_ORDER, cut_views, render_view, view_samplers
-from egoworld.core.files import InputFileError
+from egoworld.core.folders.files import InputFileError
 from egoworld.geometry.equirect import perspective_sampler
 from egoworld.geometry.transforms import make_transform, rotation_about
 from egoworld.media.writer import VideoWriter, read_video
-from egoworld.sim.cameras import equirect
 from egoworld.sim.head import head_poses
-from egoworld.sim.render import Renderer
-from egoworld.sim.walk import NEAR_RADIUS, WalkConfig, WalkWorld, synth_walk
-from egoworld.world.folder import load_episode, save_episode
+from egoworld.sim.render.renderer import Renderer
+from egoworld.sim.walk.synth import NEAR_RADIUS, WalkConfig, WalkWorld, synth_walk
+from egoworld.sim.world_cameras import equirect
+from egoworld.world.episode_folder import load_episode, save_episode
+from egoworld.world.panorama_views import VIEW_ORDER, cut_views, render_view, view_samplers
 
 
 def _psnr(a: np.ndarray, b: np.ndarray) -> float:
@@ -95,8 +95,8 @@ def test_cut_views_of_a_panorama_video(walk: Path, tmp_path: Path) -> None:
 
 def test_a_recording_without_view_videos_is_refused_then_built(walk: Path, tmp_path: Path) -> None:
     """A user's own 360° recording: panorama + poses + annotations, views cut by egoworld."""
-    from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
-    from egoworld.benchmarks.vsi_wild.config import BuildConfig
+    from egoworld.benchmarks.vsi_wild.build.builder import build_vsi_wild
+    from egoworld.benchmarks.vsi_wild.build.config import BuildConfig
 
     rec = tmp_path / "rec"
     shutil.copytree(walk, rec)

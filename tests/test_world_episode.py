@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from egoworld.core.files import InputFileError
+from egoworld.core.folders.files import InputFileError
 from egoworld.geometry.boxes import Box3D
 from egoworld.geometry.cameras import FisheyeCamera, PinholeCamera
 from egoworld.geometry.transforms import look_at, make_transform, rotation_about

@@ -16,12 +16,12 @@ from urllib.parse import quote
 import pytest
 from typer.testing import CliRunner
 
-from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
-from egoworld.benchmarks.vsi_wild.config import BuildConfig
+from egoworld.benchmarks.vsi_wild.build.builder import build_vsi_wild
+from egoworld.benchmarks.vsi_wild.build.config import BuildConfig
 from egoworld.cli import app
-from egoworld.core.bench_folder import Benchmark, load_benchmark
-from egoworld.core.hashing import sha256_file
-from egoworld.sim.walk import WalkConfig, synth_walk
+from egoworld.core.folders.bench_folder import Benchmark, load_benchmark
+from egoworld.core.folders.hashing import sha256_file
+from egoworld.sim.walk.synth import WalkConfig, synth_walk
 from egoworld.world.fields import provenance_of
 from view_helpers import start_view, stop
 
@@ -240,9 +240,9 @@ def test_object_and_fixture_fields_are_fixed_and_revalidated(tmp_path: Path) -> 
     """The dotted-path kinds (Beyond3D's provenance): an object's movement end and a fixture's box centre,
     revalidated with the whole episode; a pose flag lands in the episode's meta."""
     from egoworld.world.episode import EpisodeMedia
+    from egoworld.world.episode_folder import load_episode, save_episode
     from egoworld.world.fields import FieldRef, Fix
     from egoworld.world.fix import apply_fixes
-    from egoworld.world.folder import load_episode, save_episode
     from test_beyond3d_tracks import hand_made_episode
 
     save_episode(hand_made_episode(EpisodeMedia()), tmp_path / "w" / "hand")
@@ -328,7 +328,7 @@ def test_later_first_appearance_reorders_voo(world: Path, tmp_path: Path) -> Non
     earliest category (its only instance in that view) moved between its second and third events (seen for
     at least one 128-frame gap, so the set still passes the gap rule) → that question's gold order changes, and
     exactly the questions whose provenance holds that appearance change."""
-    from egoworld.benchmarks.vsi_wild.config import VOORules
+    from egoworld.benchmarks.vsi_wild.build.config import VOORules
     from egoworld.world.fields import Fix
     from egoworld.world.fix import apply_fixes
 

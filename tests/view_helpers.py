@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from egoworld.core.bench_folder import load_benchmark, save_benchmark
+from egoworld.core.folders.bench_folder import load_benchmark, save_benchmark
 from egoworld.core.model import Generation, Model, Request
 from egoworld.core.schema import FrameInput, ImageInput, Media, Sample, TaskInfo, Trajectory, VideoInput
 from egoworld.solvers.oracle import OracleModel

@@ -138,7 +138,7 @@ def main() -> None:
     import sqlite3
 
     from egoworld.core.failures import explain_failure
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
 
     sys.argv[1:] = spread_model_args(sys.argv[1:])
     try:

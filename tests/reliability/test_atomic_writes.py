@@ -154,8 +154,8 @@ def test_kill_of_import_vsi_wild_qa_over_an_older_import(tmp_path):
 def test_kill_of_world_synth_leaves_whole_episodes_only(tmp_path):
     import shutil
 
-    from egoworld.core.files import InputFileError
-    from egoworld.world.folder import find_episodes, load_episode
+    from egoworld.core.folders.files import InputFileError
+    from egoworld.world.episode_folder import find_episodes, load_episode
 
     out = tmp_path / "w"
     synth = ["world", "synth", "actions", "--episodes", "2", "--seed", "0", "--out", out]
@@ -201,7 +201,7 @@ def test_kill_of_export_hf_is_refused_by_import_hf(tmp_path):
 
 @pytest.mark.parametrize("missing", [False])
 def test_a_marked_folder_is_refused_by_bench_check(tmp_path, missing):
-    from egoworld.core.folder import WRITING
+    from egoworld.core.folders.loader import WRITING
 
     bench = tiny_bench(tmp_path / "b")
     (bench / WRITING).write_text("{}")

@@ -1,7 +1,7 @@
 """Class 1: media paths never escape the benchmark folder (or the roots its manifest declares).
 
 Every hostile path is refused before a byte of it is read: ``bench check``, ``run`` (any setting), the
-EXPLORE request chains and the builders share one rule (`egoworld.core.confine`). Importers refuse ids that would
+EXPLORE request chains and the builders share one rule (`egoworld.core.folders.confine`). Importers refuse ids that would
 become paths outside their ``--out``.
 """
 
@@ -120,8 +120,8 @@ def test_run_refuses_before_sending_anything(tmp_path, outside, server, setting)
 
 def test_the_resolver_refuses_a_link_swapped_after_loading(tmp_path, outside):
     """Time of check vs time of use: the path is checked again where the media engine reads it."""
-    from egoworld.core.bench_folder import load_benchmark
-    from egoworld.core.confine import MediaOutsideError
+    from egoworld.core.folders.bench_folder import load_benchmark
+    from egoworld.core.folders.confine import MediaOutsideError
 
     bench = tmp_path / "bench"
     (bench / "images").mkdir(parents=True)
@@ -138,7 +138,7 @@ def test_the_resolver_refuses_a_link_swapped_after_loading(tmp_path, outside):
 def test_inside_media_and_declared_links_are_still_read(tmp_path, server):
     """The rule is not "refuse everything": media inside the folder and behind a declared link is sent."""
     from conftest import secret_png
-    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.folders.bench_folder import save_benchmark
     from egoworld.core.schema import ImageInput, Media, Sample, TaskInfo
     from egoworld.media.testvideo import write_counter_video
 
@@ -162,8 +162,8 @@ def test_inside_media_and_declared_links_are_still_read(tmp_path, server):
 
 
 def test_save_benchmark_refuses_a_builder_that_points_outside(tmp_path, outside):
-    from egoworld.core.bench_folder import save_benchmark
-    from egoworld.core.confine import MediaOutsideError
+    from egoworld.core.folders.bench_folder import save_benchmark
+    from egoworld.core.folders.confine import MediaOutsideError
     from egoworld.core.schema import ImageInput, Media, Sample, TaskInfo
 
     sample = Sample(
@@ -291,7 +291,7 @@ def test_build_refuses_a_world_whose_video_is_outside(tmp_path, outside):
 
 
 def test_a_declared_videos_dir_is_allowed_for_world_media(tmp_path, outside):
-    from egoworld.world.folder import load_episode
+    from egoworld.world.episode_folder import load_episode
 
     ep = _episode(tmp_path / "w" / "e1", {"video": str(outside.mp4), "roots": [str(outside.root)]})
     assert load_episode(ep).media.video == str(outside.mp4)
@@ -305,7 +305,7 @@ def _swap_to_outside(link: Path, target: Path) -> None:
 
 def test_score_and_rerun_refuse_a_benchmark_whose_media_now_points_outside(tmp_path, outside, server):
     from conftest import secret_png
-    from egoworld.core.bench_folder import save_benchmark
+    from egoworld.core.folders.bench_folder import save_benchmark
     from egoworld.core.schema import ImageInput, Media, Sample, TaskInfo
 
     bench = tmp_path / "bench"

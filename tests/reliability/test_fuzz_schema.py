@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from pydantic import ValidationError  # noqa: E402
 
-from egoworld.core.files import InputFileError  # noqa: E402
-from egoworld.core.hashing import canonical_json  # noqa: E402
+from egoworld.core.folders.files import InputFileError  # noqa: E402
+from egoworld.core.folders.hashing import canonical_json  # noqa: E402
 from egoworld.core.schema import Sample  # noqa: E402
 
 NUMBERS = st.one_of(
@@ -114,7 +114,7 @@ def test_a_sample_is_valid_and_safe_or_refused_with_a_field(kind, changes):
     line=st.one_of(st.text(max_size=40), JSON.map(json.dumps), st.sampled_from(["NaN", '{"id": Infinity}']))
 )
 def test_any_line_of_samples_jsonl_loads_or_is_refused_by_line(tmp_path, line):
-    from egoworld.core.bench_folder import load_benchmark
+    from egoworld.core.folders.bench_folder import load_benchmark
 
     root = tmp_path / f"fuzz{len(list(tmp_path.iterdir()))}"
     write_bench(root, [json.dumps(sample_row("first")), line.replace("\n", " ") or "{}"])

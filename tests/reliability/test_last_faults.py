@@ -163,8 +163,8 @@ def test_world_import_hd_epic_names_a_video_the_csv_lacks(tmp_path):
     ],
 )
 def test_appearance_rows_are_checked_by_line_and_field(tmp_path, row, needle):
-    from egoworld.benchmarks.vsi_wild.source import AppearanceRow, _rows
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
+    from egoworld.world.walk_source import AppearanceRow, _rows
 
     path = tmp_path / "appearances.jsonl"
     ok = {"view": "front", "object": "o0", "category": "cup", "intervals": [[0, 1]]}
@@ -188,8 +188,8 @@ def test_appearance_rows_are_checked_by_line_and_field(tmp_path, row, needle):
     ],
 )
 def test_detections_file_names_line_and_field(tmp_path, row, needle):
-    from egoworld.core.files import InputFileError
-    from egoworld.perception.detect import read_detections
+    from egoworld.core.folders.files import InputFileError
+    from egoworld.perception.detectors.detector import read_detections
 
     path = tmp_path / "detections.jsonl"
     path.write_text(row + "\n")
@@ -212,8 +212,8 @@ def test_detections_file_names_line_and_field(tmp_path, row, needle):
     ],
 )
 def test_perceived_trajectory_names_line_and_field(tmp_path, line, needle):
-    from egoworld.core.files import InputFileError
-    from egoworld.perception.trajectory_import import read_tum
+    from egoworld.core.folders.files import InputFileError
+    from egoworld.perception.video.trajectory_import import read_tum
 
     path = tmp_path / "traj.txt"
     path.write_text(line + "\n")
@@ -292,7 +292,7 @@ def _lmms_out(
 
 
 def test_lmms_eval_results_are_checked_not_its_exit_code(tmp_path):
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.interchange.lmms_eval_results import check_results
 
     got = check_results(_lmms_out(tmp_path / "ok"), "egoworld_toy", 3)
@@ -335,7 +335,7 @@ def test_the_viewer_rebuilds_explores_image_input(tmp_path):
 
     from PIL import Image
 
-    from egoworld.core.bench_folder import load_benchmark
+    from egoworld.core.folders.bench_folder import load_benchmark
     from egoworld.view.media import MediaSource
 
     bench = write_bench(

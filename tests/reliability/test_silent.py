@@ -146,8 +146,8 @@ def test_builder_refuses_a_zero_byte_video(tmp_path):
 
 
 def test_builder_refuses_a_missing_image(tmp_path):
-    from egoworld.core.bench_folder import save_benchmark
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.bench_folder import save_benchmark
+    from egoworld.core.folders.files import InputFileError
     from egoworld.core.schema import ImageInput, Media, Sample, TaskInfo
 
     (tmp_path / "b" / "images").mkdir(parents=True)
@@ -204,7 +204,7 @@ def test_bootstrap_streams_at_20000_questions():
 # -- the EXPLORE judge ----------------------------------------------------------------------------------------
 def _explore_case(tmp_path: Path) -> tuple[Path, Path]:
     pytest.importorskip("spacy")
-    from egoworld.benchmarks.explore.build import save_instances
+    from egoworld.benchmarks.explore.build.builder import save_instances
     from egoworld.benchmarks.explore.instances import Instance, Scene, SceneObject
 
     scene = Scene(

@@ -56,7 +56,7 @@ def test_store_replaced_by_another_file_is_refused(tmp_path):
 
 # -- a full disk ----------------------------------------------------------------------------------------------
 def test_full_disk_during_run_is_one_line_and_run_json_is_not_left_running(tmp_path, monkeypatch):
-    from egoworld.core.store import ResponseStore
+    from egoworld.core.folders.store import ResponseStore
 
     bench = tiny_bench(tmp_path / "b")
     calls = {"n": 0}
@@ -77,7 +77,7 @@ def test_full_disk_during_run_is_one_line_and_run_json_is_not_left_running(tmp_p
 
 
 def test_full_disk_while_scoring_keeps_the_previous_scores_whole(tmp_path, monkeypatch):
-    import egoworld.core.files as files
+    import egoworld.core.folders.files as files
 
     _, out = _oracle_run(tmp_path)
     assert cli("score", out).code == 0
@@ -124,7 +124,7 @@ def test_real_full_disk_during_run(tmp_path, tiny_disk):
 # -- kill -9 --------------------------------------------------------------------------------------------------
 _KILL_SCORE = """
 import os, sys
-import egoworld.core.files as files
+import egoworld.core.folders.files as files
 point, n = sys.argv[1], int(sys.argv[2])
 count = {"n": 0}
 def hit():
@@ -192,7 +192,7 @@ def test_kill_9_during_run_then_rerun_completes(tmp_path, rows):
 
 # -- two writers on one folder -------------------------------------------------------------------------------
 def test_second_run_on_a_folder_in_use_refuses(tmp_path):
-    from egoworld.core.lock import folder_lock
+    from egoworld.core.folders.lock import folder_lock
 
     bench = tiny_bench(tmp_path / "b")
     out = tmp_path / "r"

@@ -136,7 +136,7 @@ def test_world_show_refuses_non_finite_numbers_in_episode_files(tmp_path):
 
 def test_no_writer_produces_non_json_infinity(tmp_path):
     """Belt and braces: `write_json` refuses NaN / Infinity instead of writing a file no reader accepts."""
-    from egoworld.core.files import write_json
+    from egoworld.core.folders.files import write_json
 
     with pytest.raises(ValueError, match="not JSON compliant"):
         write_json(tmp_path / "x.json", {"duration_s": float("inf")})

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.files import InputFileError, read_input_text
+from egoworld.core.folders.files import InputFileError, read_input_text
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 

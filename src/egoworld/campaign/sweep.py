@@ -20,9 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from egoworld.campaign.cell_state import read_state, write_state
 from egoworld.campaign.matrix import Cell, Sweep
-from egoworld.campaign.state import read_state, write_state
-from egoworld.core.files import write_text
+from egoworld.core.folders.files import write_text
 from egoworld.core.run_config import SCORES_JSONL
 
 _CLI = "from egoworld.cli import main; main()"
@@ -93,7 +93,7 @@ def run_cell(campaign: Path, cell: Cell, attempts: int, backoff_s: float) -> dic
 
 def track_cell(campaign: Path, cell: Cell, track: str | None) -> None:
     """Send a done cell to its tracker once (the experiment is the campaign folder's name)."""
-    from egoworld.campaign.track import log_run
+    from egoworld.campaign.experiment_trackers import log_run
 
     spec = cell.track or track
     state = read_state(campaign, cell.name)
@@ -118,7 +118,7 @@ def run_sweep(
 ) -> list[dict[str, Any]]:
     """Run every cell (here, or each as a Ray task with ``executor="ray"``); returns the final states in cell
     order. A server's budget bounds how many of its cells run at once wherever they run."""
-    from egoworld.core.pool import EXECUTORS, ensure_ray
+    from egoworld.core.process.pool import EXECUTORS, ensure_ray
 
     if executor not in EXECUTORS:
         raise ValueError(f"--executor {executor!r}: expected one of {', '.join(EXECUTORS)}")

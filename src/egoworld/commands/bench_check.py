@@ -16,8 +16,8 @@ def bench_check(
 ) -> None:
     """Validate a benchmark folder and print its tasks and answer balance."""
     from egoworld.core.aliases import one_folder
-    from egoworld.core.bench_folder import load_benchmark
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.bench_folder import load_benchmark
+    from egoworld.core.folders.files import InputFileError
 
     folder = one_folder(folder, old_folder, "--bench")
     try:

@@ -16,8 +16,8 @@ def bench_rehash(
 ) -> None:
     """Accept hand edits of samples.jsonl: validate it and rewrite the manifest's counts and hash."""
     from egoworld.core.aliases import one_folder
-    from egoworld.core.bench_folder import rehash_benchmark
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.bench_folder import rehash_benchmark
+    from egoworld.core.folders.files import InputFileError
 
     folder = one_folder(folder, old_folder, "--bench")
     try:

@@ -35,7 +35,7 @@ def demo(
     the official VSI-Super-Wild questions text-only with Shuffle24; Beyond3D built from synthetic kitchens
     in all three settings; VSI-Super-Wild built from a synthetic walk; EXPLORE-Bench built from synthetic
     action scenes. One report covers every run."""
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.demo import run_demo
 
     chosen = tuple(p.strip() for p in parts.split(",") if p.strip()) if parts else None

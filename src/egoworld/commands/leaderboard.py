@@ -34,7 +34,7 @@ def leaderboard(
 
     Example: egoworld leaderboard campaigns/c1 --format all --out campaigns/c1/leaderboard
     """
-    from egoworld.core.files import InputFileError, write_text
+    from egoworld.core.folders.files import InputFileError, write_text
     from egoworld.render import leaderboard as render
     from egoworld.scoring.leaderboard import build_board, by_benchmark, gather
 

@@ -28,7 +28,7 @@ def report(
 ) -> None:
     """Make the paper's tables, Shuffle24 diagnostics, plots and a static HTML report from run folders."""
     from egoworld.core.aliases import folders
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.report.build import build_report
 
     run_dirs = folders(run_dirs, old_run_dirs, "--run")

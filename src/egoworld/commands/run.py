@@ -142,14 +142,14 @@ def run(
     --strategy, --setting image). A rerun of the same command skips what is done and retries what
     failed. Exit code 3 means some requests still failed (rerun to retry them).
     """
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.core.run_config import bench_options
     from egoworld.runner.run import run_benchmark
     from egoworld.runner.run_flags import run_config_from_flags
 
     try:
         if track:
-            from egoworld.campaign.track import parse_track
+            from egoworld.campaign.experiment_trackers import parse_track
 
             parse_track(track)
         cfg = run_config_from_flags(
@@ -203,8 +203,8 @@ def run(
 
 def track_run(out: Path, track: str) -> None:
     """Send the finished run to its tracker; a run that cannot be sent says why (the run itself is kept)."""
-    from egoworld.campaign.track import log_run
-    from egoworld.core.files import InputFileError
+    from egoworld.campaign.experiment_trackers import log_run
+    from egoworld.core.folders.files import InputFileError
 
     try:
         print(f"tracked: {log_run(out, track)}")

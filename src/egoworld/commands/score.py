@@ -37,7 +37,7 @@ def score(
 
     Example: egoworld score --run runs/qwen --scoring official"""
     from egoworld.core.aliases import one_folder
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.render.tables import reference_line, summary_line
     from egoworld.scoring.score import score_run
 
@@ -52,8 +52,8 @@ def score(
     if (agreement := summary.get("reference_agreement")) is not None:
         print(reference_line(agreement))
     if summary.get("errors"):
-        from egoworld.core.files import iter_jsonl
-        from egoworld.core.progress import format_reasons, top_reasons
+        from egoworld.core.folders.files import iter_jsonl
+        from egoworld.core.process.progress import format_reasons, top_reasons
         from egoworld.core.run_config import SCORES_JSONL
 
         failed = [

@@ -28,11 +28,11 @@ def sweep(
     ] = None,
 ) -> None:
     """Run every cell of a sweep file (each a run folder under OUT/runs), retrying failed cells."""
+    from egoworld.campaign.experiment_trackers import parse_track
     from egoworld.campaign.matrix import load_sweep
     from egoworld.campaign.sweep import run_sweep
-    from egoworld.campaign.track import parse_track
     from egoworld.commands.run import run
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.runner.config_file import schema
 
     try:
@@ -63,8 +63,8 @@ def sweep_status(
     """Done / running / failed cells of a campaign, with the error of each failed one."""
     from collections import Counter
 
-    from egoworld.campaign.state import all_states
-    from egoworld.core.files import InputFileError
+    from egoworld.campaign.cell_state import all_states
+    from egoworld.core.folders.files import InputFileError
 
     try:
         states = all_states(campaign)

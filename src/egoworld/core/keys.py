@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from egoworld.core.hashing import sha256_json
+from egoworld.core.folders.hashing import sha256_json
 from egoworld.core.model import Message
 
 

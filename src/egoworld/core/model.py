@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from egoworld.core.bench_folder import Benchmark
+    from egoworld.core.folders.bench_folder import Benchmark
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import itertools
 import math
 from functools import lru_cache
 
-from egoworld.core.hashing import seeded_rng, stable_int
+from egoworld.core.folders.hashing import seeded_rng, stable_int
 
 Permutation = tuple[int, ...]
 MAX_ENUMERATED = 8  # up to 8! = 40,320 orders are enumerated; beyond, orders are drawn by shuffling

@@ -20,7 +20,7 @@ from egoworld.core.run_config import RunConfig
 from egoworld.core.schema import Sample
 
 if TYPE_CHECKING:
-    from egoworld.core.bench_folder import Benchmark
+    from egoworld.core.folders.bench_folder import Benchmark
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.files import InputFileError, read_json_object
+from egoworld.core.folders.files import InputFileError, read_json_object
 
 RUN_MANIFEST = "run.json"
 STORE_FILE = "responses.sqlite"

@@ -229,19 +229,19 @@ class Manifest(BaseModel):
     media_roots: tuple[str, ...] = Field(
         default=(),
         description="where media outside the folder may live: links inside it (e.g. 'videos') or absolute "
-        "folders; see egoworld.core.confine",
+        "folders; see egoworld.core.folders.confine",
     )
 
     @field_validator("media_roots")
     @classmethod
     def _roots_ok(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        from egoworld.core.confine import check_root
+        from egoworld.core.folders.confine import check_root
 
         return tuple(check_root(r) for r in v)
 
     @field_validator("samples_file")
     @classmethod
     def _samples_file_ok(cls, v: str) -> str:
-        from egoworld.core.confine import check_name
+        from egoworld.core.folders.confine import check_name
 
         return check_name(v, where="manifest.json", field="samples_file")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from egoworld.core.files import InputFileError
+from egoworld.core.folders.files import InputFileError
 from egoworld.core.run_config import RunConfig
 
 # the heavier parts (the report's plots load matplotlib) are imported where used: every `egoworld` command
@@ -100,7 +100,7 @@ def beyond3d(out: Path, say: Callable[[str], None]) -> list[Path]:
 
 
 def vsi_synthetic(out: Path, say: Callable[[str], None]) -> list[Path]:
-    if importlib.util.find_spec("egoworld.benchmarks.vsi_wild.build") is None:
+    if importlib.util.find_spec("egoworld.benchmarks.vsi_wild.build.builder") is None:
         say("VSI-Super-Wild builder not installed in this build: skipped")
         return []
     from egoworld.demo.vsi_wild import demo_runs
@@ -110,9 +110,9 @@ def vsi_synthetic(out: Path, say: Callable[[str], None]) -> list[Path]:
 
 def explore(out: Path, say: Callable[[str], None], *, episodes: int = 24) -> list[Path]:
     import egoworld.benchmarks.explore.baselines  # noqa: F401  (registers copy-initial and replay)
-    from egoworld.benchmarks.explore.from_world import build_from_world
+    from egoworld.benchmarks.explore.build.from_world import build_from_world
     from egoworld.runner.run import run_benchmark
-    from egoworld.sim.actions import ActionConfig
+    from egoworld.sim.actions.synth import ActionConfig
     from egoworld.sim.worldset import synth_world_set
 
     worlds = out / "explore" / "worlds"

@@ -1,6 +1,6 @@
 """The Beyond3D part of the demo: rendered sim kitchens → benchmark → random / prior / oracle → report.
 
-The kitchens come from the simulator (`egoworld.sim.kitchen`, rendered to video with exact visibility);
+The kitchens come from the simulator (`egoworld.sim.kitchen.synth`, rendered to video with exact visibility);
 the baselines run text-only on the whole benchmark and in the video + text and last frame + text settings
 on a smaller one built from the same kitchens. The demo keeps its time budget by rendering fewer minutes
 (`DEMO_KITCHENS`), not smaller images.
@@ -51,10 +51,10 @@ def demo_runs(
 ) -> list[Path]:
     """Worlds, benchmarks and baseline runs under ``out``; returns the run folders. ``sim=False`` skips the
     video and last-frame settings (the kitchens are rendered either way)."""
-    from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
+    from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, build_beyond3d
     from egoworld.core.run_config import RunConfig
     from egoworld.runner.run import run_benchmark
-    from egoworld.sim.kitchen import KitchenConfig
+    from egoworld.sim.kitchen.synth import KitchenConfig
     from egoworld.sim.worldset import synth_world_set
 
     out = Path(out)

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from egoworld.core.errors import fail
-from egoworld.core.files import InputFileError
-from egoworld.media.errors import MediaError
+from egoworld.core.folders.files import InputFileError
+from egoworld.media.media_error import MediaError
 
 _ERRORS = (InputFileError, ValueError, FileNotFoundError)
 _MEDIA_ERRORS = (InputFileError, MediaError, ValueError, FileNotFoundError)

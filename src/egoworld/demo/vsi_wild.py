@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from egoworld.sim.walk import WalkConfig
+from egoworld.sim.walk.synth import WalkConfig
 
 #: (episode id, minutes, fps): one walk per duration group; about 180–375 frames each
 WALKS: tuple[tuple[str, float, float], ...] = (
@@ -34,7 +34,7 @@ def synth_walks(
     folder: str | Path, seed: int = 0, pano_width: int = 256, view_size: int = 384, frame_scale: float = 1.0
 ) -> list[Path]:
     """Synthesise `WALKS` (frame rates times ``frame_scale``) under ``folder`` (walks already there are kept)."""
-    from egoworld.sim.walk import synth_walk
+    from egoworld.sim.walk.synth import synth_walk
 
     out = []
     for ep, minutes, fps in WALKS:
@@ -56,8 +56,8 @@ def demo_runs(
     out: str | Path, *, per_task: int = DEMO_PER_TASK, say: Callable[[str], None] = print
 ) -> list[Path]:
     """Walks, benchmark and the baselines (128 uniform frames, Shuffle24) under ``out``; returns the runs."""
-    from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
-    from egoworld.benchmarks.vsi_wild.config import BuildConfig
+    from egoworld.benchmarks.vsi_wild.build.builder import build_vsi_wild
+    from egoworld.benchmarks.vsi_wild.build.config import BuildConfig
     from egoworld.core.run_config import RunConfig
     from egoworld.render.tables import summary_line
     from egoworld.runner.run import run_benchmark

@@ -47,7 +47,7 @@ def import_lmms_eval_cmd(
     Example: egoworld import lmms-eval logs/qwen3.6_27b/without_video.jsonl --out imported/qwen-text
     """
     from egoworld.core.errors import fail
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.interchange.lmms_eval_log import import_lmms_eval_log
 
     try:

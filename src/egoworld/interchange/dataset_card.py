@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from egoworld.core.bench_folder import Benchmark
+from egoworld.core.folders.bench_folder import Benchmark
 
 
 def _yaml_str(text: str) -> str:

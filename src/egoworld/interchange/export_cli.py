@@ -13,7 +13,7 @@ from egoworld.core.errors import console, fail
 
 
 def _errors() -> tuple[type[BaseException], ...]:
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
 
     return (InputFileError, ValueError, FileNotFoundError)
 

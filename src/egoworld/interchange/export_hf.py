@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.bench_folder import MANIFEST, Benchmark, load_benchmark
-from egoworld.core.files import InputFileError, atomic_open
-from egoworld.core.folder import WRITING, begin_write, end_write
-from egoworld.core.hashing import canonical_json
+from egoworld.core.folders.bench_folder import MANIFEST, Benchmark, load_benchmark
+from egoworld.core.folders.files import InputFileError, atomic_open
+from egoworld.core.folders.hashing import canonical_json
+from egoworld.core.folders.loader import WRITING, begin_write, end_write
 from egoworld.core.schema import Sample
 
 SPLIT = "test"

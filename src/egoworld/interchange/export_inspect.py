@@ -15,14 +15,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.bench_folder import Benchmark, load_benchmark
-from egoworld.core.files import InputFileError, read_json
-from egoworld.core.hashing import canonical_json, sha256_json
+from egoworld.core.folders.bench_folder import Benchmark, load_benchmark
+from egoworld.core.folders.files import InputFileError, read_json
+from egoworld.core.folders.hashing import canonical_json, sha256_json
+from egoworld.core.folders.store import ResponseStore
 from egoworld.core.model import ImagePart, VideoPart
 from egoworld.core.permutations import parse_permutation_id
 from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE
-from egoworld.core.store import ResponseStore
 from egoworld.runner.inputs import InputSettings, open_inputs
 
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.bench_folder import MANIFEST, load_benchmark
-from egoworld.core.files import InputFileError, atomic_open, write_jsonl
+from egoworld.core.folders.bench_folder import MANIFEST, load_benchmark
+from egoworld.core.folders.files import InputFileError, atomic_open, write_jsonl
 from egoworld.core.plugin import plugin_for
 from egoworld.interchange.lmms_eval_bridge import METRIC
 from egoworld.runner.inputs import SETTINGS, InputSettings

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.files import iter_jsonl, read_json
-from egoworld.core.hashing import canonical_json
+from egoworld.core.folders.files import iter_jsonl, read_json
+from egoworld.core.folders.hashing import canonical_json
 from egoworld.core.run_config import RUN_MANIFEST
 
 SCORES_JSONL = "scores.jsonl"

@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from egoworld.core.bench_folder import MANIFEST, Benchmark, load_benchmark
-from egoworld.core.files import InputFileError, explain_validation, read_json, write_jsonl
-from egoworld.core.folder import check_not_writing
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.bench_folder import MANIFEST, Benchmark, load_benchmark
+from egoworld.core.folders.files import InputFileError, explain_validation, read_json, write_jsonl
+from egoworld.core.folders.hashing import sha256_file
+from egoworld.core.folders.loader import check_not_writing
 from egoworld.core.schema import Manifest, Sample
 from egoworld.interchange.export_hf import DATA_DIR, MANIFEST_COPY, MEDIA_DIR
 

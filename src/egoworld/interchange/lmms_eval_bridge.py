@@ -10,12 +10,12 @@ import io
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.bench_folder import Benchmark, load_benchmark
+from egoworld.core.folders.bench_folder import Benchmark, load_benchmark
+from egoworld.core.folders.store import ResponseRow
 from egoworld.core.model import ImagePart
 from egoworld.core.permutations import permutation_id
 from egoworld.core.plugin import plugin_for
 from egoworld.core.schema import Sample
-from egoworld.core.store import ResponseRow
 from egoworld.runner.inputs import InputSettings, MediaInputs, open_inputs
 
 #: the metric an exported task reports (the question's score, 0–1, as `egoworld score` computes it)

@@ -19,9 +19,10 @@ from typing import Any
 
 from egoworld import __version__
 from egoworld.core import registry
-from egoworld.core.bench_folder import Benchmark, load_benchmark
-from egoworld.core.files import InputFileError, iter_jsonl, read_json, write_json, write_jsonl
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.bench_folder import Benchmark, load_benchmark
+from egoworld.core.folders.files import InputFileError, iter_jsonl, read_json, write_json, write_jsonl
+from egoworld.core.folders.hashing import sha256_file
+from egoworld.core.folders.store import ResponseStore
 from egoworld.core.keys import request_key
 from egoworld.core.model import Message, TextPart
 from egoworld.core.permutations import permutation_id
@@ -29,7 +30,6 @@ from egoworld.core.plan import plan_items
 from egoworld.core.plugin import LmmsEvalLog, plugin_for
 from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE
 from egoworld.core.schema import Sample
-from egoworld.core.store import ResponseStore
 from egoworld.interchange.export_lmms_eval import BENCH_DIR, DOCS, EXPORT_INFO
 from egoworld.interchange.lmms_eval_bridge import METRIC
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.files import InputFileError, read_input_text, read_json_object
+from egoworld.core.folders.files import InputFileError, read_input_text, read_json_object
 
 #: the metric the exported task's ``process_results`` returns (`egoworld.interchange.export_lmms_eval`)
 METRIC = "egoworld_score"

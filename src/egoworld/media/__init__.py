@@ -14,6 +14,6 @@ Modules, one idea each:
   videos for tests and benches), `cli` (``egoworld media probe|cache``).
 """
 
-from egoworld.media.errors import MediaError
+from egoworld.media.media_error import MediaError
 
 __all__ = ["MediaError"]

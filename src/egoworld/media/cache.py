@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.hashing import sha256_file
-from egoworld.media.stats import STATS
+from egoworld.core.folders.hashing import sha256_file
+from egoworld.media.counters import STATS
 
 CACHE_ENV = "EGOWORLD_CACHE"
 CAP_ENV = "EGOWORLD_MEDIA_CACHE_GB"

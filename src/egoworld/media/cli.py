@@ -21,8 +21,8 @@ def probe_cmd(
     end: Annotated[float | None, typer.Option(help="Clip end (s), e.g. the query time.")] = None,
 ) -> None:
     """Frame count, rate, keyframes and size of a video (demuxed, not decoded)."""
-    from egoworld.media.errors import MediaError
     from egoworld.media.index import probe
+    from egoworld.media.media_error import MediaError
     from egoworld.media.policies import Clip, parse_policy
 
     try:

@@ -31,8 +31,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from egoworld.media.errors import MediaError
 from egoworld.media.index import SKIP_CODECS, VideoIndex
+from egoworld.media.media_error import MediaError
 
 #: frames a seek is worth to a frame-threaded decoder: a flush empties its thread and reorder pipeline
 SEEK_COST = 8

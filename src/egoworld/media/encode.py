@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from egoworld.media.errors import MediaError
 from egoworld.media.formats import ImageFormat, parse_image_format
+from egoworld.media.media_error import MediaError
 from egoworld.media.overlays import output_size
 
 PNG = "image/png"

@@ -16,17 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.hashing import sha256_json
+from egoworld.core.folders.hashing import sha256_json
 from egoworld.media.cache import FrameCache
+from egoworld.media.counters import STATS
 from egoworld.media.decoder import DecodeStats
 from egoworld.media.encode import encode_image, image_file, png_pixels
-from egoworld.media.errors import MediaError
 from egoworld.media.formats import parse_image_format
 from egoworld.media.index import INDEX_VERSION, VideoIndex, probe
+from egoworld.media.media_error import MediaError
 from egoworld.media.overlays import output_size
 from egoworld.media.parallel import decode_parallel
 from egoworld.media.prep import Prep
-from egoworld.media.stats import STATS
 
 _STRIPES = 64
 

@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from egoworld.media.errors import MediaError
+from egoworld.media.media_error import MediaError
 from egoworld.media.nal import is_nonref, length_size
 
 INDEX_VERSION = "2"

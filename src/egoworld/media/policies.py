@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from egoworld.media.index import VideoIndex
 
@@ -160,3 +161,8 @@ def parse_policy(spec: str) -> Policy:
         f"unknown frame policy {spec!r}; known: {', '.join(POLICY_NAMES)} (R a positive rate in frames per "
         "second, T times in seconds), e.g. --frame-policy uniform or --frame-policy fps-end:1"
     )
+
+
+def sampled_indices(n_frames: int, n: int) -> NDArray[np.int64]:
+    """Frame indices the default ``uniform`` policy shows for ``n`` frames of a video of ``n_frames``."""
+    return np.asarray(uniform_offsets("uniform", n_frames, n), dtype=np.int64)

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from egoworld.core.hashing import seeded_rng
+from egoworld.core.folders.hashing import seeded_rng
 from egoworld.core.model import (
     EncodedMediaCache,
     Generation,

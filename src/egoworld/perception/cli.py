@@ -80,9 +80,9 @@ def perceive_cmd(
     Finished episodes are skipped; a trajectory without metric scale makes builders refuse metre questions.
 
     Example: egoworld world perceive walk.mp4 --kind walk --detector owlv2:weights/owlv2 --vocabulary chair,tree --out worlds/mine"""
-    from egoworld.core.files import InputFileError
-    from egoworld.perception.perceive import PerceiveSettings
-    from egoworld.perception.perceive_set import perceive_videos
+    from egoworld.core.folders.files import InputFileError
+    from egoworld.perception.video.perceive_set import perceive_videos
+    from egoworld.perception.video.perceive_walk import PerceiveSettings
 
     words = tuple(w.strip() for w in (vocabulary or "").split(",") if w.strip())
     settings = PerceiveSettings(

@@ -63,7 +63,7 @@ def scroll(inner: str) -> str:
 def warning_text(run_dirs: Sequence[Any], labels: Sequence[str]) -> str:
     """The different-questions warning as plain text ('' when every run scored the same questions); the
     report's HTML and ``tables.md`` both print it."""
-    from egoworld.core.files import iter_jsonl
+    from egoworld.core.folders.files import iter_jsonl
 
     sets = []
     for rd in run_dirs:

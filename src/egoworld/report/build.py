@@ -10,7 +10,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.files import InputFileError, read_json_object, write_json, write_text
+from egoworld.core.folders.files import InputFileError, read_json_object, write_json, write_text
 from egoworld.core.letters import letters_for
 from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import RUN_MANIFEST, SCORES_JSONL

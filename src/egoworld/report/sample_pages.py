@@ -120,7 +120,7 @@ def write_section_pages(
     """Write ``out/folder/<sample>.html`` for the questions `chosen_pages` picks, over worker processes
     (one job per group of videos, so a frame's thumbnail is made by one worker, once); returns sample id →
     path relative to ``out``."""
-    from egoworld.core.pool import cpu_workers, map_processes
+    from egoworld.core.process.pool import cpu_workers, map_processes
 
     links: dict[str, str] = {}
     (out / folder).mkdir(parents=True, exist_ok=True)

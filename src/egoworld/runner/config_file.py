@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 import typer
 
-from egoworld.core.files import InputFileError, read_input_text, read_json
+from egoworld.core.folders.files import InputFileError, read_input_text, read_json
 
 #: the options of the command now running, in the config schema (read by the run manifests)
 _RECORDED: ContextVar[dict[str, Any] | None] = ContextVar("egoworld_run_command", default=None)

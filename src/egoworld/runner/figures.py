@@ -8,10 +8,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.bench_folder import load_benchmark
-from egoworld.core.files import iter_jsonl
+from egoworld.core.folders.bench_folder import load_benchmark
+from egoworld.core.folders.files import iter_jsonl
+from egoworld.core.folders.store import ResponseStore
 from egoworld.core.run_config import SCORES_JSONL
-from egoworld.core.store import ResponseStore
 from egoworld.runner.summary import RunSummary
 
 

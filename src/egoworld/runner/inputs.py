@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from egoworld.core.bench_folder import Benchmark
-from egoworld.core.files import InputFileError
+from egoworld.core.folders.bench_folder import Benchmark
+from egoworld.core.folders.files import InputFileError
 from egoworld.core.model import Part
 from egoworld.core.schema import Sample
 from egoworld.media.formats import canonical_image_format

@@ -19,14 +19,14 @@ import threading
 from functools import partial
 from typing import Any
 
-from egoworld.core.bench_folder import Benchmark
+from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.model import ImagePart, Part, VideoPart
 from egoworld.core.schema import FrameInput, Sample
 from egoworld.media.cache import FrameCache
 from egoworld.media.engine import Encoded, MediaEngine, Memo, Video
-from egoworld.media.errors import MediaError
 from egoworld.media.formats import canonical_image_format
 from egoworld.media.index import TimeOutsideVideo
+from egoworld.media.media_error import MediaError
 from egoworld.media.policies import Clip, Policy, parse_policy
 from egoworld.media.prep import Prep, parse_overlays
 from egoworld.runner.inputs import InputSettings

@@ -10,10 +10,10 @@ import typer
 from rich.table import Table
 
 from egoworld.core.errors import EXIT_INCOMPLETE, console
-from egoworld.core.files import InputFileError, read_json_object, write_json
-from egoworld.core.progress import format_reasons, top_reasons
+from egoworld.core.folders.files import InputFileError, read_json_object, write_json
+from egoworld.core.folders.store import ResponseStore
+from egoworld.core.process.progress import format_reasons, top_reasons
 from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE
-from egoworld.core.store import ResponseStore
 from egoworld.runner.figures import correct_answers, format_tokens, judged, score_table
 from egoworld.runner.summary import RunSummary
 from egoworld.scoring.score import score_run

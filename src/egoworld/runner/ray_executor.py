@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from egoworld.core.bench_folder import Benchmark, load_benchmark
+from egoworld.core.folders.bench_folder import Benchmark, load_benchmark
+from egoworld.core.folders.store import ResponseRow
 from egoworld.core.model import Model, ModelContext
-from egoworld.core.pool import ensure_ray
+from egoworld.core.process.pool import ensure_ray
 from egoworld.core.run_config import RunConfig
-from egoworld.core.store import ResponseRow
 from egoworld.models.spec import create_model
 from egoworld.runner.inputs import InputSettings, open_inputs
 from egoworld.runner.summary import RunSummary

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.hashing import sha256_json
+from egoworld.core.folders.hashing import sha256_json
 from egoworld.core.model import Generation, Request
 
 CACHE_FILE = "responses-cache.sqlite"

@@ -18,23 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from egoworld import __version__
-from egoworld.core.bench_folder import Benchmark, load_benchmark
 from egoworld.core.chains import ChainPlan
 from egoworld.core.errors import NothingToDo
-from egoworld.core.files import read_json_object, write_json, write_json_or_in_place
+from egoworld.core.folders.bench_folder import Benchmark, load_benchmark
+from egoworld.core.folders.files import read_json_object, write_json, write_json_or_in_place
+from egoworld.core.folders.lock import folder_lock
+from egoworld.core.folders.store import ResponseStore
 from egoworld.core.history import HISTORY_MODES
-from egoworld.core.lock import folder_lock
 from egoworld.core.model import Model, ModelContext
 from egoworld.core.permutations import parse_mode
 from egoworld.core.plan import Item, count_items, has_dependencies, iter_items, select_samples
 from egoworld.core.plugin import plugin_for
+from egoworld.core.process.secrets import redact
 from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE, RunConfig, check_resumable, config_dict
 from egoworld.core.schema import Sample
-from egoworld.core.secrets import redact
-from egoworld.core.store import ResponseStore
 from egoworld.models.preflight import served_model_warning
 from egoworld.models.spec import create_model
-from egoworld.runner.chains import ChainRunner
+from egoworld.runner.chain_runner import ChainRunner
 from egoworld.runner.config_file import recorded_command
 from egoworld.runner.figures import parse_price, usage_figures
 from egoworld.runner.inputs import InputSettings, check_media, open_inputs
@@ -365,8 +365,8 @@ def mark_failed(out: Path, manifest: dict[str, Any], exc: BaseException) -> None
 
 
 def _progress_bar(enabled: bool):
-    """A bar on a terminal; plain progress lines when stderr is a log file (see `egoworld.core.progress`)."""
-    from egoworld.core.progress import progress_bar
+    """A bar on a terminal; plain progress lines when stderr is a log file (see `egoworld.core.process.progress`)."""
+    from egoworld.core.process.progress import progress_bar
 
     return progress_bar(enabled)
 

@@ -7,9 +7,10 @@ import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 
-from egoworld.core.bench_folder import Benchmark
-from egoworld.core.files import InputFileError
-from egoworld.core.hashing import sha256_json
+from egoworld.core.folders.bench_folder import Benchmark
+from egoworld.core.folders.files import InputFileError
+from egoworld.core.folders.hashing import sha256_json
+from egoworld.core.folders.store import ResponseStore
 from egoworld.core.keys import request_key
 from egoworld.core.model import Message, Model, Request, TextPart
 from egoworld.core.permutations import permutation_id
@@ -17,7 +18,6 @@ from egoworld.core.plan import Item, ItemId
 from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import RunConfig
 from egoworld.core.schema import Sample
-from egoworld.core.store import ResponseStore
 from egoworld.runner.call import call_and_store
 from egoworld.runner.inputs import InputSettings, MediaInputs
 from egoworld.runner.response_cache import ResponseCache

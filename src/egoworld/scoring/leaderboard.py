@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from egoworld.core.files import InputFileError, iter_jsonl, read_json_object
+from egoworld.core.folders.files import InputFileError, iter_jsonl, read_json_object
 from egoworld.core.plugin import LeaderboardColumn, plugin_for
 from egoworld.core.run_config import RUN_MANIFEST, SCORES_JSON, SCORES_JSONL
 from egoworld.metrics.stats import cluster_bootstrap_cis, mean_sem
@@ -212,7 +212,7 @@ class _Bench:
 
 
 def _bench_info(path: str, name: str) -> _Bench | None:
-    from egoworld.core.bench_folder import load_benchmark
+    from egoworld.core.folders.bench_folder import load_benchmark
 
     try:
         bench = load_benchmark(path)

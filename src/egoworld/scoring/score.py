@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from egoworld.core.bench_folder import Benchmark, load_benchmark
-from egoworld.core.files import (
+from egoworld.core.folders.bench_folder import Benchmark, load_benchmark
+from egoworld.core.folders.files import (
     InputFileError,
     iter_jsonl,
     json_body,
@@ -27,12 +27,12 @@ from egoworld.core.files import (
     remove_stale_temp_files,
     write_file_set,
 )
+from egoworld.core.folders.store import ResponseRow, ResponseStore
 from egoworld.core.permutations import all_orders, order_index, parse_mode, permutation_id
 from egoworld.core.plan import plan_items, select_samples
 from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import REFERENCE_JSONL, RUN_MANIFEST, SCORES_JSON, SCORES_JSONL, STORE_FILE
 from egoworld.core.schema import Sample, TimePointAnswer
-from egoworld.core.store import ResponseRow, ResponseStore
 from egoworld.metrics.mra import mra_linear, mra_staircase
 from egoworld.metrics.shuffle import shuffle_stats
 from egoworld.metrics.stats import cluster_bootstrap_ci, mean_sem

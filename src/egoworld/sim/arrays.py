@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike
 
-from egoworld.core.files import atomic_open
+from egoworld.core.folders.files import atomic_open
 
 _EPOCH = (1980, 1, 1, 0, 0, 0)
 

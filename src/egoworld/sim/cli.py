@@ -65,8 +65,8 @@ def synth_cmd(
 
     Example: egoworld world synth kitchen --episodes 4 --minutes 5 --out worlds/kitchens --jobs 2
     """
-    from egoworld.core.files import InputFileError
-    from egoworld.core.progress import progress_bar
+    from egoworld.core.folders.files import InputFileError
+    from egoworld.core.process.progress import progress_bar
     from egoworld.sim.kinds import world_kind
     from egoworld.sim.worldset import Job, plan_jobs, synth_world_set
 
@@ -154,7 +154,7 @@ def paper_sets_cmd(
     """
     import json
 
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.sim.paper_set_run import make_paper_set
     from egoworld.sim.paper_sets import SETS
 

@@ -32,7 +32,7 @@ class WorldKind:
 
 
 def _kitchen_config(o: dict[str, Any]) -> Any:
-    from egoworld.sim.kitchen import KitchenConfig
+    from egoworld.sim.kitchen.synth import KitchenConfig
 
     m = 3.0 if o["minutes"] is None else o["minutes"]
     if not 2.0 <= m <= 40.0:
@@ -53,13 +53,13 @@ def _rendered_only(kind: str, o: dict[str, Any]) -> None:
 
 
 def _kitchen(folder: Path, episode_id: str, seed: int, config: Any, progress: FrameProgress | None) -> Path:
-    from egoworld.sim.kitchen import synth_kitchen
+    from egoworld.sim.kitchen.synth import synth_kitchen
 
     return synth_kitchen(folder, episode_id, seed, config, progress)
 
 
 def _walk_config(o: dict[str, Any]) -> Any:
-    from egoworld.sim.walk import WalkConfig
+    from egoworld.sim.walk.synth import WalkConfig
 
     _rendered_only("walk", o)
     return WalkConfig(
@@ -71,20 +71,20 @@ def _walk_config(o: dict[str, Any]) -> Any:
 
 
 def _walk(folder: Path, episode_id: str, seed: int, config: Any, progress: FrameProgress | None) -> Path:
-    from egoworld.sim.walk import synth_walk
+    from egoworld.sim.walk.synth import synth_walk
 
     return synth_walk(folder, episode_id, seed, config, progress)
 
 
 def _actions_config(o: dict[str, Any]) -> Any:
-    from egoworld.sim.actions import ActionConfig
+    from egoworld.sim.actions.synth import ActionConfig
 
     _rendered_only("actions", o)
     return ActionConfig(n_actions=o["actions"], abnormal_rate=o["abnormal_rate"])
 
 
 def _actions(folder: Path, episode_id: str, seed: int, config: Any, progress: FrameProgress | None) -> Path:
-    from egoworld.sim.actions import synth_action_scene
+    from egoworld.sim.actions.synth import synth_action_scene
 
     return synth_action_scene(folder, episode_id, seed, config)
 

@@ -15,7 +15,7 @@ from egoworld.sim.worldset import Job, run_jobs, split_jobs
 
 def start_local_ray(workers: int, address: str | None) -> None:
     """Connect to Ray (``address``) or start it on this machine with ``workers`` CPUs (one task each)."""
-    from egoworld.core.pool import ensure_ray
+    from egoworld.core.process.pool import ensure_ray
 
     before = os.environ.get("EGOWORLD_RAY_CPUS")
     os.environ["EGOWORLD_RAY_CPUS"] = str(workers)

@@ -2,9 +2,9 @@
 
 * ``walks`` — VSI-Super-Wild: one walk per duration group of the paper (``WALK_GROUPS``: 8, 20, 45, 90 and
   125 minutes, groups 0–10 … 120+), a 512×256 panorama and four 384×384 views at 1 frame/s
-  (`egoworld.sim.walk`); episodes ``walk_000`` … ``walk_004`` in that order.
+  (`egoworld.sim.walk.synth`); episodes ``walk_000`` … ``walk_004`` in that order.
 * ``kitchens`` — Beyond3D: ``KITCHEN_MINUTES``-minute kitchens seen by the Aria-like 448 px fisheye at
-  1 frame/s (`egoworld.sim.kitchen`), as many as 1,000 out-of-sight anchors need at a yield of
+  1 frame/s (`egoworld.sim.kitchen.synth`), as many as 1,000 out-of-sight anchors need at a yield of
   ``anchors_per_minute`` (`kitchens_needed`; `bench/build_beyond3d.py` measures the yield, and
   `bench/sim_render.py` adds kitchens when the Beyond3D builder falls short).
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import math
 
-from egoworld.sim.kitchen import KitchenConfig
-from egoworld.sim.walk import WalkConfig
+from egoworld.sim.kitchen.synth import KitchenConfig
+from egoworld.sim.walk.synth import WalkConfig
 from egoworld.sim.worldset import Job
 
 #: (minutes, duration group) of the VSI-Super-Wild walks, one per group of the paper

@@ -7,7 +7,7 @@ from random import Random
 
 import numpy as np
 
-from egoworld.sim.kitchen_layout import SupportSpec
+from egoworld.sim.kitchen.layout import SupportSpec
 
 GAP = 0.01
 STEP = 0.04

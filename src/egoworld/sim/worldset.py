@@ -6,7 +6,7 @@ written into a hidden ``.<id>.partial`` folder and renamed when complete; a reru
 episodes made with the same parameters, throws away partial ones, and refuses (unless ``force``) to mix
 in episodes made with other parameters. A set is one kind and one config (`synth_world_set`) or any list of
 jobs, each with its own config (`run_jobs`: e.g. walks of several lengths, `egoworld.sim.paper_sets`). Episodes are made here (``jobs`` processes, each with its own
-OpenGL context) or, with ``executor="ray"``, one Ray task per episode (`egoworld.core.pool`; the
+OpenGL context) or, with ``executor="ray"``, one Ray task per episode (`egoworld.core.process.pool`; the
 output folder must be on a file system every worker sees).
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.files import InputFileError, read_json
+from egoworld.core.folders.files import InputFileError, read_json
 from egoworld.sim.kinds import FrameProgress, world_kind
 
 #: a world kind's parameters (`egoworld.sim.kinds.WorldKind.config`): an object with ``to_json()``
@@ -81,8 +81,8 @@ def _build(job: Job, out: Path, progress: FrameProgress | None = None) -> Path:
 
 def _build_in_worker(job: Job, out: Path) -> Path:
     """`_build` in a worker process of a pool (spawned or Ray): the pool's processes use the cores, so the
-    renderer rasterises on the worker's own thread (`egoworld.sim.gl.one_rasteriser_thread`)."""
-    from egoworld.sim.gl import one_rasteriser_thread
+    renderer rasterises on the worker's own thread (`egoworld.sim.render.gl.one_rasteriser_thread`)."""
+    from egoworld.sim.render.gl import one_rasteriser_thread
 
     one_rasteriser_thread()
     return _build(job, out)
@@ -127,7 +127,7 @@ def run_jobs(
 ) -> list[Path]:
     """Make the missing episodes of ``jobs`` into ``out`` (``workers`` processes, or one Ray task each),
     started in the order given (put the longest first); returns every episode folder, in the jobs' order."""
-    from egoworld.core.pool import EXECUTORS, map_jobs
+    from egoworld.core.process.pool import EXECUTORS, map_jobs
 
     for kind in sorted({job.kind for job in jobs}):
         world_kind(kind)  # a ValueError naming the registered kinds

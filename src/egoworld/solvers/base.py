@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from egoworld.core.bench_folder import Benchmark
+from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.model import Model, ModelContext, ModelError, Request
 from egoworld.core.schema import Sample
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from egoworld.core.bench_folder import Benchmark
+from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.model import Backend, Generation, Model, ModelContext, ModelError, Request, check_options
 from egoworld.core.plugin import plugin_for
 from egoworld.solvers.base import Solver, run_benchmark_of

@@ -6,8 +6,8 @@ import statistics
 from collections import Counter
 from typing import Any
 
-from egoworld.core.bench_folder import Benchmark, load_benchmark
-from egoworld.core.hashing import sha256_json
+from egoworld.core.folders.bench_folder import Benchmark, load_benchmark
+from egoworld.core.folders.hashing import sha256_json
 from egoworld.core.model import Backend, Generation, Model, ModelContext, ModelError, Request, check_options
 from egoworld.solvers.base import Solver, run_benchmark_of
 from egoworld.solvers.replies import letter, time_point_text

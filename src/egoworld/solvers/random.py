@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from egoworld.core.bench_folder import Benchmark
-from egoworld.core.hashing import seeded_rng
+from egoworld.core.folders.bench_folder import Benchmark
+from egoworld.core.folders.hashing import seeded_rng
 from egoworld.core.model import Backend, Generation, Model, ModelContext, ModelError, Request, check_options
 from egoworld.core.plugin import plugin_for
 from egoworld.core.schema import Sample

@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from egoworld.core.letters import letters_for
 from egoworld.view import detail as details
-from egoworld.view import stats
+from egoworld.view import page_stats as stats
 from egoworld.view.causes import cause_choices
 from egoworld.view.human import HumanRun
 from egoworld.view.human_routes import HumanRoutes, NotFound
@@ -234,8 +234,8 @@ class ViewApp(HumanRoutes, SceneRoutes):
     def leaderboard(self, request: Request) -> Response:
         """The paper's table over this benchmark's runs (`egoworld leaderboard`); ``?allow=1`` compares runs
         that answered different questions on the shared ones, ``?seed=N`` seeds the tie bootstrap."""
-        from egoworld.core.files import InputFileError
-        from egoworld.render.leaderboard import html as board_html
+        from egoworld.core.folders.files import InputFileError
+        from egoworld.render.board_formats import html as board_html
         from egoworld.scoring.leaderboard import build_board, entry
 
         bv = self._bench(request)

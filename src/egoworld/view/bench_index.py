@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from egoworld import __version__
-from egoworld.core.bench_folder import MANIFEST, Benchmark, load_benchmark
-from egoworld.core.confine import MediaRoots
-from egoworld.core.files import InputFileError
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.bench_folder import MANIFEST, Benchmark, load_benchmark
+from egoworld.core.folders.confine import MediaRoots
+from egoworld.core.folders.files import InputFileError
+from egoworld.core.folders.hashing import sha256_file
 from egoworld.core.schema import Manifest, Sample
-from egoworld.view.index import index_dir
+from egoworld.view.run_index import index_dir
 
 INDEX_VERSION = "1"
 #: metadata keys that group questions (filters of the sample list, when a benchmark has them)
@@ -64,7 +64,7 @@ def folder_key(root: Path, manifest: Manifest) -> str:
 def open_benchmark(root: Path) -> IndexedBenchmark:
     """The benchmark folder at ``root`` over its index: reused when its key still matches the files, else
     built (the folder loaded and checked whole, as `load_benchmark` does); ``built`` says which."""
-    from egoworld.core.bench_folder import FOLDER
+    from egoworld.core.folders.bench_folder import FOLDER
 
     root = Path(root)
     manifest = FOLDER.read_header(root, Manifest)

@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from egoworld.core.files import InputFileError, explain_validation
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.files import InputFileError, explain_validation
+from egoworld.core.folders.hashing import sha256_file
 from egoworld.core.schema import Sample
 from egoworld.view.review import ReviewLog
 from egoworld.world.fields import FieldRef, Fix, provenance_of

@@ -100,7 +100,7 @@ def view_cmd(
     if scene is not None:
         _serve_scene(scene, review, review_file, host, port)
         return
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.view.app import ViewApp, create_app
 
     try:
@@ -108,7 +108,7 @@ def view_cmd(
             raise ValueError("--review, --answer and --audit are separate sessions: pass one")
         token = None if host in (LOCAL, "localhost") else secrets.token_urlsafe(16)
         if audit:
-            from egoworld.view.audit import AuditSession
+            from egoworld.view.audit_marks import AuditSession
 
             session = AuditSession(
                 list(paths), audit, marks or Path(f"marks-{audit}.csv"), per_episode=per_episode, seed=seed
@@ -158,7 +158,7 @@ def view_cmd(
 def _serve_scene(folder: Path, review: str | None, log: Path | None, host: str, port: int) -> None:
     import secrets
 
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.view.app import ViewApp, create_app
     from egoworld.view.scene_routes import SceneSession
 
@@ -208,7 +208,7 @@ def bench_filter_cmd(
     Example: egoworld bench filter --bench bench/b3d --review bench/b3d/reviews/ana.sqlite --out bench/b3d-reviewed
     """
     from egoworld.core.aliases import one_folder
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
 
     bench = one_folder(bench, old_bench, "--bench")
     from egoworld.view.review import filter_benchmark
@@ -243,7 +243,7 @@ def world_fix_cmd(
     Example: egoworld world fix worlds/walks --review bench/vsi/reviews/ana.sqlite --out worlds/walks-fixed
     """
     from egoworld.core.errors import EXIT_INCOMPLETE
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.view.causes import review_fixes
     from egoworld.world.fix import apply_fixes
 

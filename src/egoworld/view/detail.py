@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from egoworld.core.folders.store import ResponseStore
 from egoworld.core.letters import letters_for
 from egoworld.core.permutations import order_index, parse_permutation_id
 from egoworld.core.plugin import ViewerPanel, plugin_for
 from egoworld.core.run_config import STORE_FILE
 from egoworld.core.schema import Sample
-from egoworld.core.store import ResponseStore
 from egoworld.view.workspace import BenchView, RunView
 
 

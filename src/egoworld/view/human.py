@@ -8,15 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from egoworld import __version__
-from egoworld.core.bench_folder import Benchmark, load_benchmark
-from egoworld.core.files import InputFileError, read_json, write_json
-from egoworld.core.hashing import sha256_json
+from egoworld.core.folders.bench_folder import Benchmark, load_benchmark
+from egoworld.core.folders.files import InputFileError, read_json, write_json
+from egoworld.core.folders.hashing import sha256_json
+from egoworld.core.folders.store import ResponseStore
 from egoworld.core.letters import letters_for
 from egoworld.core.permutations import orders_for, permutation_id
 from egoworld.core.plan import select_samples
 from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE, check_resumable
 from egoworld.core.schema import Sample
-from egoworld.core.store import ResponseStore
 
 HUMAN_INPUTS = {"setting": "human", "shown": "video clip up to the query time, listed frames and images"}
 

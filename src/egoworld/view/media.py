@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.bench_folder import Benchmark
+from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.schema import Sample
 from egoworld.runner.inputs import InputSettings
 

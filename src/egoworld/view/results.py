@@ -106,9 +106,9 @@ class RunResults(Mapping[str, QuestionResult]):
 
 
 def load_run_results(run_dir: Path) -> RunResults:
-    """Each question's result of a run, from its index (`egoworld.view.index`; built or rebuilt first when
+    """Each question's result of a run, from its index (`egoworld.view.run_index`; built or rebuilt first when
     ``scores.jsonl`` is new or changed); rows are read when a page asks for them."""
-    from egoworld.view.index import RunIndex
+    from egoworld.view.run_index import RunIndex
 
     index = RunIndex(run_dir, summarise)
     return RunResults(index.columns(), index.rows)

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.bench_folder import load_benchmark, save_benchmark
-from egoworld.core.files import InputFileError
-from egoworld.core.folder import begin_write
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.bench_folder import load_benchmark, save_benchmark
+from egoworld.core.folders.files import InputFileError
+from egoworld.core.folders.hashing import sha256_file
+from egoworld.core.folders.loader import begin_write
 
 DECISIONS = ("accept", "reject", "flag")
 

@@ -16,7 +16,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from egoworld.benchmarks.explore.scene_file import (
+from egoworld.core.folders.files import InputFileError, write_json
+from egoworld.core.folders.hashing import sha256_file
+from egoworld.world.scene_file import (
     CORRECTED_FILE,
     SCENE_FILE,
     AnnotatedScene,
@@ -24,8 +26,6 @@ from egoworld.benchmarks.explore.scene_file import (
     save_scene,
     scene_object,
 )
-from egoworld.core.files import InputFileError, write_json
-from egoworld.core.hashing import sha256_file
 
 OPS = ("accept", "edit", "delete", "add", "rel_accept", "rel_edit", "rel_delete", "rel_add")
 FIELDS = ("category", "description", "key_state")

@@ -9,10 +9,10 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 
-from egoworld.benchmarks.explore.scene_file import SCENE_FILE, load_scene
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.hashing import sha256_file
 from egoworld.view.human_routes import NotFound
 from egoworld.view.scene_review import OPS, SceneLog, default_scene_log, next_id, replay
+from egoworld.world.scene_file import SCENE_FILE, load_scene
 
 
 class SceneSession:

@@ -1,6 +1,6 @@
 """What `egoworld view` shows: benchmark folders and run folders found under the given paths, read from
 their files (``manifest.json``, ``samples.jsonl``, ``run.json``, ``scores.jsonl``, ``responses.sqlite``)
-through the viewer's indexes (`egoworld.view.bench_index`, `egoworld.view.index`): a benchmark's samples are
+through the viewer's indexes (`egoworld.view.bench_index`, `egoworld.view.run_index`): a benchmark's samples are
 parsed only when a page shows them.
 
 Runs that were never scored (or whose store changed since) are scored first, as `egoworld report` does.
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.bench_folder import MANIFEST
-from egoworld.core.files import InputFileError, read_json
+from egoworld.core.folders.bench_folder import MANIFEST
+from egoworld.core.folders.files import InputFileError, read_json
 from egoworld.core.run_config import RUN_MANIFEST
 from egoworld.view.bench_index import GROUP_KEYS, IndexedBenchmark, open_benchmark
 from egoworld.view.results import QuestionResult, RunResults, load_run_results, summarise

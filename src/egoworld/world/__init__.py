@@ -7,7 +7,7 @@ Public API (stable):
 * `egoworld.world.poses`: `PoseTrack` (world_from_camera 4×4 at timestamps; ``nearest`` with the
   HD-EPIC frame rule, ``interpolate``).
 * `egoworld.world.location`: `location_at`, `Location`, `last_completed`, `moving_at`.
-* `egoworld.world.folder`: `save_episode`, `load_episode`, `find_episodes`, `iter_episodes`
+* `egoworld.world.episode_folder`: `save_episode`, `load_episode`, `find_episodes`, `iter_episodes`
   (layout in that module's docstring).
 * Loaders: `egoworld.world.hd_epic` (assoc_info tracks, digital-twin fixtures, Aria poses + camera,
   `import_hd_epic`), `egoworld.world.epic_kitchens` (action segments → episodes).
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         SceneGraph,
         SceneObject,
     )
-    from egoworld.world.folder import find_episodes, iter_episodes, load_episode, save_episode
+    from egoworld.world.episode_folder import find_episodes, iter_episodes, load_episode, save_episode
     from egoworld.world.location import Location, location_at
     from egoworld.world.poses import PoseTrack
 
@@ -50,10 +50,10 @@ _EXPORTS = {
     "Movement": "egoworld.world.episode",
     "SceneGraph": "egoworld.world.episode",
     "SceneObject": "egoworld.world.episode",
-    "find_episodes": "egoworld.world.folder",
-    "iter_episodes": "egoworld.world.folder",
-    "load_episode": "egoworld.world.folder",
-    "save_episode": "egoworld.world.folder",
+    "find_episodes": "egoworld.world.episode_folder",
+    "iter_episodes": "egoworld.world.episode_folder",
+    "load_episode": "egoworld.world.episode_folder",
+    "save_episode": "egoworld.world.episode_folder",
     "Location": "egoworld.world.location",
     "location_at": "egoworld.world.location",
     "PoseTrack": "egoworld.world.poses",

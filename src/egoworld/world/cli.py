@@ -44,7 +44,7 @@ def import_hd_epic_cmd(
     them. Prints what was sorted, clipped or kept as overlapping and how the masks joined.
 
     Example: egoworld world import hd-epic hd-epic-annotations --out worlds/hd-epic --video-id P01-20240203-184045"""
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.world.hd_epic.importer import import_hd_epic
 
     try:
@@ -83,7 +83,7 @@ def import_epic_kitchens_cmd(
     old_video: Annotated[list[str] | None, typer.Option("--video", hidden=True)] = None,
 ) -> None:
     """Import EPIC-KITCHENS-100 action segments: one episode per video with its timestamped actions."""
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
     from egoworld.world.epic_kitchens import import_epic_kitchens
 
     try:
@@ -107,8 +107,8 @@ def show_cmd(
 ) -> None:
     """Summarise an episode and draw it: a contact sheet of its video, or a top-down plot of fixtures,
     camera path and objects with a timeline of movements and actions. A world folder lists its episodes."""
-    from egoworld.core.files import InputFileError
-    from egoworld.world.folder import find_episodes, load_episode
+    from egoworld.core.folders.files import InputFileError
+    from egoworld.world.episode_folder import find_episodes, load_episode
     from egoworld.world.show import render_png, summarize
 
     try:

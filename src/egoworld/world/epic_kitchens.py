@@ -18,12 +18,12 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
-from egoworld.core.confine import check_name
-from egoworld.core.files import InputFileError, open_text
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.confine import check_name
+from egoworld.core.folders.files import InputFileError, open_text
+from egoworld.core.folders.hashing import sha256_file
 from egoworld.core.numbers import parse_number
 from egoworld.world.episode import Action, Episode
-from egoworld.world.folder import save_episode
+from egoworld.world.episode_folder import save_episode
 
 COLUMNS = (
     "narration_id",

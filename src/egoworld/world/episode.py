@@ -15,7 +15,7 @@ y down, z forward.
 * `EpisodeMedia`: video / depth / instance-mask paths relative to the episode folder.
 
 Constructing an `Episode` checks it whole (unique ids, known fixtures, times inside the video); the
-folder format and its loader live in `egoworld.world.folder`.
+folder format and its loader live in `egoworld.world.episode_folder`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from egoworld.core.confine import check_name, check_root
+from egoworld.core.folders.confine import check_name, check_root
 from egoworld.core.numbers import Finite, PositiveFloat, Seconds
 from egoworld.geometry.boxes import Box3D
 from egoworld.geometry.cameras import CameraModel
@@ -166,7 +166,7 @@ class EpisodeMedia(_Strict):
     roots: tuple[str, ...] = Field(
         default=(),
         description="absolute folders outside the episode folder its media may name (an importer's "
-        "--videos-dir); anything else must lie inside the episode folder (egoworld.core.confine)",
+        "--videos-dir); anything else must lie inside the episode folder (egoworld.core.folders.confine)",
     )
 
     @field_validator("roots")
@@ -186,7 +186,7 @@ class EpisodeMedia(_Strict):
 
 
 def plain_name(episode_id: str) -> str:
-    """An episode id names its folder and files: one plain path component (`egoworld.core.confine`)."""
+    """An episode id names its folder and files: one plain path component (`egoworld.core.folders.confine`)."""
     try:
         return check_name(episode_id, where="episode", field="id")
     except ValueError as exc:

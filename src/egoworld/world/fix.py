@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.files import InputFileError, read_jsonl, write_jsonl
-from egoworld.core.folder import begin_write, end_write
+from egoworld.core.folders.files import InputFileError, read_jsonl, write_jsonl
+from egoworld.core.folders.loader import begin_write, end_write
 from egoworld.world.episode import Episode
+from egoworld.world.episode_folder import find_episodes, load_episode, save_episode
 from egoworld.world.fields import Fix
-from egoworld.world.folder import find_episodes, load_episode, save_episode
 
 
 @dataclass

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.core.files import InputFileError, read_input_bytes
+from egoworld.core.folders.files import InputFileError, read_input_bytes
 from egoworld.geometry.transforms import make_transform, quat_to_matrix
 
 _COMPONENT = {

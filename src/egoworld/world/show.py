@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from egoworld.core.files import atomic_open, check_input_file, input_error
+from egoworld.core.folders.files import atomic_open, check_input_file, input_error
 from egoworld.world.episode import Episode
 
 

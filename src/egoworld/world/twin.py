@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.core.files import InputFileError
+from egoworld.core.folders.files import InputFileError
 from egoworld.geometry.mesh import SceneMesh
 from egoworld.world.episode import Episode, Fixture
 from egoworld.world.gltf import read_glb

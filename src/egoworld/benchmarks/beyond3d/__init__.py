@@ -1,17 +1,6 @@
 """Beyond3D: out-of-sight spatiotemporal reasoning questions built from worlds (DESIGN.md §3).
 
-Pipeline (each module small and testable alone):
-
-* ``locations``: vectorised object locations over time (the HD-EPIC rule of `egoworld.world.location`).
-* ``projection``: cross-view projection — back-project an image footprint at a known depth, reproject it
-  into another view with the relative pose (paper Fig. 3).
-* ``depth`` / ``detections``: the episode's depth media and per-frame detection files.
-* ``tracks``: visibility tracks per object × time (states below), vectorised.
-* ``anchors`` / ``balance``: out-of-sight anchors and visible controls, stratified and exactly balanced.
-* ``timechoices`` / ``fixtures`` / ``questions`` / ``prompts``: the 8 question types and their text.
-* ``build``: worlds → benchmark folder; ``timeonly``: the movements-only (HD-EPIC ``assoc_info``) path.
-* ``analysis`` / ``plugin``: the paper's analyses in ``egoworld report``; ``audit``: Tables 4–6.
-* ``cues``: the temporal-cues variant; ``demo``: the demo on rendered kitchens.
+The package's layout (evaluation at the top, the generator in ``build/``) is in its README.md.
 
 Synthetic kitchens come from `egoworld.sim` (``egoworld world synth kitchen``); this package only reads
 episodes (segment tests against fixture boxes use `egoworld.geometry.boxes.ray_box_entry`).

@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 
 from egoworld.benchmarks.beyond3d import SPATIAL_TASKS, TASK_ORDER, TASK_TITLES, TIME_TASKS, VISIBILITY
-from egoworld.benchmarks.beyond3d.anchors import HORIZON_BUCKETS, QUERY_BUCKETS
+from egoworld.benchmarks.beyond3d.build.anchors import HORIZON_BUCKETS, QUERY_BUCKETS
 from egoworld.benchmarks.beyond3d.prompts import CLOCK_CHOICES, DISTANCE_CHOICES
-from egoworld.core.bench_folder import load_benchmark
-from egoworld.core.files import iter_jsonl, read_json_object
+from egoworld.core.folders.bench_folder import load_benchmark
+from egoworld.core.folders.files import iter_jsonl, read_json_object
 from egoworld.core.plugin import ReportSection
 from egoworld.core.schema import Sample
 from egoworld.metrics.stats import cluster_bootstrap_ci

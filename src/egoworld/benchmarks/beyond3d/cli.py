@@ -16,7 +16,7 @@ GROUP_HELP = "Beyond3D: audit visibility tracks, temporal-cues variant, demo."
 
 
 def _errors() -> tuple[type[BaseException], ...]:
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
 
     return (InputFileError, ValueError, FileNotFoundError)
 
@@ -58,8 +58,8 @@ def build_cmd(
     status is 3.
 
     Example: egoworld build beyond3d --world worlds/kitchens --out bench/beyond3d --anchors 1000 --controls 1000"""
-    from egoworld.benchmarks.beyond3d.build import BuildConfig, build_beyond3d
-    from egoworld.benchmarks.beyond3d.tracks import TrackConfig
+    from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, build_beyond3d
+    from egoworld.benchmarks.beyond3d.build.visibility_tracks import TrackConfig
 
     try:
         cfg = BuildConfig(
@@ -103,8 +103,8 @@ def audit_cmd(
 ) -> None:
     """Audit the visibility tracks against marks: Tables 4–6 of the paper (per-state counts, accuracy,
     precision, recall, F1, balanced accuracy with 95 % cluster-bootstrap CIs over videos, per participant)."""
-    from egoworld.benchmarks.beyond3d.audit import audit_worlds
-    from egoworld.core.files import write_json
+    from egoworld.benchmarks.beyond3d.build.audit import audit_worlds
+    from egoworld.core.folders.files import write_json
 
     try:
         result = audit_worlds(
@@ -128,7 +128,7 @@ def cues_cmd(
     old_bench: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Write the temporal-cues variant of a benchmark (same questions, a cue before each)."""
-    from egoworld.benchmarks.beyond3d.cues import cue_variant
+    from egoworld.benchmarks.beyond3d.build.cues import cue_variant
     from egoworld.core.aliases import one_folder
 
     bench = one_folder(bench, old_bench, "--bench")
@@ -176,7 +176,7 @@ def import_qa_cmd(
 
     Example: egoworld import beyond3d-qa vqa_baseline.jsonl --videos BEYOND3D/videos --out b3d-release
     """
-    from egoworld.benchmarks.beyond3d.release import ReleaseSettings, import_beyond3d_qa
+    from egoworld.benchmarks.beyond3d.importer import ReleaseSettings, import_beyond3d_qa
 
     try:
         w, _, h = video_size.lower().partition("x")

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from egoworld.benchmarks.beyond3d import BENCHMARK_NAME
-from egoworld.core.bench_folder import Benchmark, save_benchmark
-from egoworld.core.files import InputFileError
+from egoworld.core.folders.bench_folder import Benchmark, save_benchmark
+from egoworld.core.folders.files import InputFileError
 from egoworld.core.plugin import LoggedQuestion
 
 
@@ -35,7 +35,7 @@ class Beyond3DLog:
     def benchmark(
         self, docs: Sequence[tuple[dict[str, Any], str]], out: Path, source: dict[str, Any]
     ) -> Benchmark:
-        from egoworld.benchmarks.beyond3d.release import ReleaseSettings, docs_to_samples, task_infos
+        from egoworld.benchmarks.beyond3d.importer import ReleaseSettings, docs_to_samples, task_infos
 
         rows = [doc | {"_where": where} for doc, where in docs]
         samples = docs_to_samples(rows, ReleaseSettings())

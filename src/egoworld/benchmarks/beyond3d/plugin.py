@@ -7,9 +7,9 @@ from pathlib import Path
 
 from egoworld.benchmarks.beyond3d import BENCHMARK_NAME, TASK_ORDER, TASK_TITLES
 from egoworld.benchmarks.beyond3d.lmms_log import LMMS_LOG
-from egoworld.benchmarks.beyond3d.official_rules import official_score
+from egoworld.benchmarks.beyond3d.official import official_score
 from egoworld.benchmarks.beyond3d.prompts import Beyond3DPromptBuilder
-from egoworld.core.bench_folder import Benchmark
+from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.plugin import BenchmarkPlugin, ReportSection
 from egoworld.core.schema import Sample
 
@@ -29,7 +29,7 @@ def _sections(
 
 def _imported(run_dir: Path) -> bool:
     """A run over official records (release or lmms-eval import), which lack the builder's metadata."""
-    from egoworld.core.files import read_json
+    from egoworld.core.folders.files import read_json
 
     manifest = read_json(Path(run_dir) / "run.json")
     bench = read_json(Path(manifest["benchmark_path"]) / "manifest.json")

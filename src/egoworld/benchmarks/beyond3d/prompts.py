@@ -20,7 +20,7 @@ from egoworld.benchmarks.beyond3d import (
     OO_DISTANCE,
     VISIBILITY,
 )
-from egoworld.benchmarks.beyond3d.timechoices import time_token
+from egoworld.benchmarks.beyond3d.build.time_choices import time_token
 from egoworld.core.permutations import Permutation
 from egoworld.core.prompts import PromptBuilder, letters
 from egoworld.core.schema import Sample

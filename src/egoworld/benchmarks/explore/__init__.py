@@ -1,9 +1,6 @@
 """EXPLORE-Bench: predict the final scene of an egocentric activity from its first frame and its atomic actions.
 
-Modules: ``instances`` (the official annotation schema), ``partitions`` (short / medium / long, tiny subset),
-``importer`` / ``epic`` / ``from_world`` / ``build`` (benchmark folders), ``prompts`` and ``strategy`` (one-go and stepwise
-inference), ``plan`` (a strategy's request chains, which `egoworld run` sends), ``nlp`` / ``matching`` / ``judges`` / ``scorer`` (S_obj,
-S_att, S_rel, S_uni, S_key, S_abn), ``score_run`` (scores.jsonl / scores.json), ``agreement`` and ``report``.
+The package's layout (evaluation at the top, the generator in ``build/``) is in its README.md.
 Heavy dependencies (spaCy, sentence-transformers, torch) are imported only inside the scoring modules.
 """
 

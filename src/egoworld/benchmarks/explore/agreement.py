@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from egoworld.core.files import InputFileError, iter_jsonl, open_text, write_text
+from egoworld.core.folders.files import InputFileError, iter_jsonl, open_text, write_text
 
 Key = tuple[str, str, str, int, int]
 COLUMNS = ("sample", "scene", "kind", "object", "relation", "score")

@@ -8,7 +8,7 @@
 
 * ``replay`` reads what a model is given — the initial scene's annotation (``metadata.initial_scene``) and the
   action list (the sample's question; for stepwise single-turn prompts the segments of the prompt) — runs it
-  through the simulator's own state machine (`egoworld.sim.actions_replay`) and describes the result: the proof
+  through the simulator's own state machine (`egoworld.sim.actions.replay`) and describes the result: the proof
   that the final scene follows from the inputs. An action it cannot read fails the request by name.
 
 All answer in the format the prompt asks for (one description, or a JSON list of k descriptions).
@@ -23,7 +23,7 @@ from typing import Any
 
 from egoworld.benchmarks.explore.instances import SceneObject, split_actions
 from egoworld.benchmarks.explore.prompts import describe_scene, requested_list_length
-from egoworld.core.bench_folder import Benchmark
+from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.model import Backend, Generation, Model, ModelContext, ModelError, Request, check_options
 
 RENDERER_VERSION = "1"
@@ -98,7 +98,7 @@ class ReplayModel(SceneBaseline):
     backend = "replay"
 
     def scenes(self, request: Request, sample: Any, init: list[dict[str, Any]], k: int | None) -> list[str]:
-        from egoworld.sim.actions_replay import ReplayError, replay, visible_objects
+        from egoworld.sim.actions.replay import ReplayError, replay, visible_objects
 
         prompt = "\n".join(m.text for m in request.messages)
         segments = [split_actions(s) for s in re.findall(r"^Segment \d+: (.*)$", prompt, re.M)]

@@ -25,7 +25,7 @@ GROUP_HELP = (
 
 
 def _errors() -> tuple[type[BaseException], ...]:
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
 
     return (InputFileError, ValueError, FileNotFoundError, RuntimeError)
 
@@ -109,8 +109,8 @@ def build_explore(
                 "pass one of --world DIR (episodes), --epic DIR (EPIC-KITCHENS-100) or --scenes DIR (annotated scenes)"
             )
         if scenes:
-            from egoworld.benchmarks.explore.build import build_from_episodes
-            from egoworld.benchmarks.explore.scene_file import scene_episode
+            from egoworld.benchmarks.explore.build.builder import build_from_episodes
+            from egoworld.benchmarks.explore.build.from_world import scene_episode
 
             bench = build_from_episodes(
                 [scene_episode(d) for d in scenes],
@@ -120,11 +120,11 @@ def build_explore(
                 builder={"builder": "explore-scenes", "scenes": [d.name for d in scenes]},
             )
         elif world:
-            from egoworld.benchmarks.explore.from_world import build_from_world
+            from egoworld.benchmarks.explore.build.from_world import build_from_world
 
             bench = build_from_world(world, out, seed=seed, tiny_size=tiny_size)
         else:
-            from egoworld.benchmarks.explore.epic import build_epic
+            from egoworld.benchmarks.explore.build.epic import build_epic
 
             bench = build_epic(epic, out, per_partition=per_partition, seed=seed, tiny_size=tiny_size)
     except _errors() as exc:
@@ -303,7 +303,7 @@ def explore_report_cmd(
     old_runs: Annotated[list[Path] | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Table 2 (Short/Medium/Long/Full), Table 3 (abnormal), lengths, cost and the stepwise sweep plot."""
-    from egoworld.benchmarks.explore.report import explore_report
+    from egoworld.benchmarks.explore.paper_tables import explore_report
     from egoworld.core.aliases import folders as given_folders
 
     folders = given_folders(runs, old_runs, "--run")

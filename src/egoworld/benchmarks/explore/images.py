@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.hashing import sha256_file
 from egoworld.core.model import ImagePart
 
 MIME = {

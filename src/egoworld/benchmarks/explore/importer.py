@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from egoworld.benchmarks.explore.build import save_instances
+from egoworld.benchmarks.explore.build.builder import save_instances
 from egoworld.benchmarks.explore.instances import IMAGES_DIR, instance_from_official
 from egoworld.benchmarks.explore.partitions import TINY_SIZE
-from egoworld.core.bench_folder import Benchmark
-from egoworld.core.files import InputFileError, read_json
-from egoworld.core.folder import begin_write
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.bench_folder import Benchmark
+from egoworld.core.folders.files import InputFileError, read_json
+from egoworld.core.folders.hashing import sha256_file
+from egoworld.core.folders.loader import begin_write
 
 
 def import_explore_anno(

@@ -15,60 +15,14 @@ from typing import Any
 
 from egoworld.benchmarks.explore import TASK_ABNORMAL, TASK_SCENE, TASK_UNANNOTATED
 from egoworld.benchmarks.explore.partitions import partition_of
-from egoworld.core.confine import check_name
-from egoworld.core.files import InputFileError
+from egoworld.core.folders.confine import check_name
+from egoworld.core.folders.files import InputFileError
 from egoworld.core.schema import ImageInput, Media, Sample
+from egoworld.world.scene_file import SceneObject
 
 IMAGES_DIR = "images"
 _MIDDLE_KEY = re.compile(r"^middle_frame_(\d+)_info$")
 _KNOWN = {"start_frame", "atomic_actions", "end_frame_info"}
-
-
-@dataclass(frozen=True)
-class SceneObject:
-    """One annotated object of a scene."""
-
-    category: str
-    description: str
-    relations: tuple[str, ...] = ()
-    key_state: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "category": self.category,
-            "description": self.description,
-            "relation": list(self.relations),
-        }
-        if self.key_state:
-            out["key_state"] = self.key_state
-        return out
-
-    @classmethod
-    def from_json(cls, obj: Any, where: str) -> SceneObject:
-        if not isinstance(obj, dict):
-            raise InputFileError(f"{where}: an object must be a JSON object with 'category', got {obj!r:.80}")
-        cat = obj.get("category")
-        if not isinstance(cat, str) or not cat.strip():
-            raise InputFileError(f"{where}: 'category' must be a non-empty string, got {cat!r}")
-        desc = obj.get("description", "")
-        if not isinstance(desc, str):
-            raise InputFileError(f"{where} ({cat}): 'description' must be a string, got {desc!r:.80}")
-        rel = obj.get("relation", [])
-        if rel is None:
-            rel = []
-        elif isinstance(rel, str):
-            rel = [rel]
-        if not isinstance(rel, list) or not all(isinstance(r, str) for r in rel):
-            raise InputFileError(f"{where} ({cat}): 'relation' must be a list of strings, got {rel!r:.80}")
-        ks = obj.get("key_state")
-        if ks is not None and not isinstance(ks, str):
-            raise InputFileError(f"{where} ({cat}): 'key_state' must be a string, got {ks!r:.80}")
-        return cls(
-            category=cat.strip(),
-            description=desc.strip(),
-            relations=tuple(r.strip() for r in rel if r.strip()),
-            key_state=ks.strip() if ks and ks.strip() else None,
-        )
 
 
 @dataclass(frozen=True)

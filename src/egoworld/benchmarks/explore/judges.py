@@ -278,7 +278,7 @@ class OpenAIJudge(Judge):
     @property
     def store(self) -> Any:
         if self._store is None and self.cache_path is not None:
-            from egoworld.core.store import ResponseStore
+            from egoworld.core.folders.store import ResponseStore
 
             self._store = ResponseStore(self.cache_path)
         return self._store

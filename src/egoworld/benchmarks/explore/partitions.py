@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from egoworld.core.hashing import stable_int
+from egoworld.core.folders.hashing import stable_int
 
 #: (name, smallest, largest) number of actions, both inclusive
 PARTITIONS: tuple[tuple[str, int, int], ...] = (("short", 11, 99), ("medium", 100, 199), ("long", 200, 694))

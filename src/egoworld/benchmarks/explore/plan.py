@@ -1,5 +1,5 @@
 """EXPLORE's plan of a run (the plug-in's ``plan_requests`` hook): a strategy turns each sample into a chain
-of requests that `egoworld run` sends (`egoworld.runner.chains`).
+of requests that `egoworld run` sends (`egoworld.runner.chain_runner`).
 
 * ``one-go``: one request (label ``one-go``) with every action;
 * ``stepwise`` + ``single`` turn: one request (label ``list``) that asks for a JSON list of scenes;
@@ -29,9 +29,9 @@ from egoworld.benchmarks.explore.prompts import (
 )
 from egoworld.benchmarks.explore.selection import select_explore_samples
 from egoworld.benchmarks.explore.strategy import Strategy, clean_reply, step_labels
-from egoworld.core.bench_folder import Benchmark
 from egoworld.core.chains import Chain, ChainPlan, Step
-from egoworld.core.files import InputFileError, read_json_object
+from egoworld.core.folders.bench_folder import Benchmark
+from egoworld.core.folders.files import InputFileError, read_json_object
 from egoworld.core.model import Part, TextPart
 from egoworld.core.run_config import RUN_MANIFEST, RunConfig
 from egoworld.core.schema import Sample

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from egoworld.benchmarks.explore.strategy import Strategy, clean_reply, parse_scene_list, step_labels
-from egoworld.core.bench_folder import Benchmark
-from egoworld.core.files import InputFileError, read_json
+from egoworld.core.folders.bench_folder import Benchmark
+from egoworld.core.folders.files import InputFileError, read_json
+from egoworld.core.folders.store import ResponseRow, ResponseStore
 from egoworld.core.run_config import STORE_FILE
 from egoworld.core.schema import Sample
-from egoworld.core.store import ResponseRow, ResponseStore
 
 
 @dataclass

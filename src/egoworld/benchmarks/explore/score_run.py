@@ -19,18 +19,18 @@ from egoworld.benchmarks.explore.predictions import (
     load_prediction_file,
     predictions_from_run,
 )
-from egoworld.benchmarks.explore.scorer import PAPER_SCENE_WEIGHTS, PAPER_WEIGHTS, Scorer, ScoreSettings
-from egoworld.benchmarks.explore.selection import select_explore_samples
-from egoworld.benchmarks.explore.strategy import Strategy
-from egoworld.benchmarks.explore.summary import (
+from egoworld.benchmarks.explore.run_tables import (
     cost_stats,
     length_stats,
     partition_tables,
     per_sample,
     task_block,
 )
-from egoworld.core.bench_folder import Benchmark, load_benchmark
-from egoworld.core.files import InputFileError, read_json
+from egoworld.benchmarks.explore.scorer import PAPER_SCENE_WEIGHTS, PAPER_WEIGHTS, Scorer, ScoreSettings
+from egoworld.benchmarks.explore.selection import select_explore_samples
+from egoworld.benchmarks.explore.strategy import Strategy
+from egoworld.core.folders.bench_folder import Benchmark, load_benchmark
+from egoworld.core.folders.files import InputFileError, read_json
 from egoworld.core.run_config import SCORES_JSON
 from egoworld.core.schema import Sample
 from egoworld.metrics.stats import cluster_bootstrap_ci, mean_sem

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from egoworld.benchmarks.explore.partitions import PARTITION_NAMES
-from egoworld.core.bench_folder import Benchmark
+from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.schema import Sample
 
 SUBSETS = ("full", "tiny", *PARTITION_NAMES)

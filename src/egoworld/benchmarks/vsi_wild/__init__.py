@@ -1,9 +1,6 @@
 """VSI-Super-Wild: spatial supersensing questions on panoramic walks (VMR, VPO, VOO, VOC).
 
-Modules: `importer` (the official question file), `durations` (video durations for it), `views` (panorama →
-four view videos), `source` (a walk as the builder reads it), `vmr` / `vpo` / `voo` / `voc` / `streaming`
-(the task rules), `balance` (selection and letter balance), `build` (`build_vsi_wild`), `analysis`
-(report sections), `cli`, `demo`.
+The package's layout (evaluation at the top, the generator in ``build/``) is in its README.md.
 """
 
 BENCHMARK_NAME = "vsi_wild"

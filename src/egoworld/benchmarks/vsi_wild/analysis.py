@@ -20,8 +20,8 @@ from pathlib import Path
 
 from egoworld.benchmarks.vsi_wild import TASK_ORDER
 from egoworld.benchmarks.vsi_wild.timing import GROUP_NAMES
-from egoworld.core.bench_folder import load_benchmark
-from egoworld.core.files import iter_jsonl, read_json_object
+from egoworld.core.folders.bench_folder import load_benchmark
+from egoworld.core.folders.files import iter_jsonl, read_json_object
 from egoworld.core.plugin import ReportSection
 from egoworld.core.schema import Sample
 from egoworld.metrics.stats import mean_sem

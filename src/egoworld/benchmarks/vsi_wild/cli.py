@@ -15,8 +15,8 @@ GROUP_HELP = "VSI-Super-Wild: cut panoramas into views, demo."
 
 
 def _errors() -> tuple[type[BaseException], ...]:
-    from egoworld.core.files import InputFileError
-    from egoworld.media.errors import MediaError
+    from egoworld.core.folders.files import InputFileError
+    from egoworld.media.media_error import MediaError
 
     return (InputFileError, MediaError, ValueError, FileNotFoundError)
 
@@ -61,8 +61,8 @@ def build_cmd(
 ) -> None:
     """Build VSI-Super-Wild (VMR, VPO, VOO, VOC) from panoramic walks: balanced correct letters, rules and
     answer distributions in the manifest, VPO query images re-rendered from the panorama."""
-    from egoworld.benchmarks.vsi_wild.build import build_vsi_wild
-    from egoworld.benchmarks.vsi_wild.config import BuildConfig, StreamRules, VMRRules
+    from egoworld.benchmarks.vsi_wild.build.builder import build_vsi_wild
+    from egoworld.benchmarks.vsi_wild.build.config import BuildConfig, StreamRules, VMRRules
 
     try:
         if vmr_moment not in ("both", "frame", "timestamp"):
@@ -111,7 +111,7 @@ def durations_cmd(
         video_name,
     )
     from egoworld.core.aliases import one_folder
-    from egoworld.core.bench_folder import load_benchmark
+    from egoworld.core.folders.bench_folder import load_benchmark
 
     bench = one_folder(bench, old_bench, "--bench")
     try:
@@ -141,7 +141,7 @@ def views_cmd(
     """Cut a panoramic video into the four perspective view videos (and print their metadata)."""
     import json
 
-    from egoworld.benchmarks.vsi_wild.views import cut_views
+    from egoworld.world.panorama_views import cut_views
 
     try:
         meta = cut_views(pano, out, size=size, fov_deg=fov)
@@ -180,7 +180,7 @@ def import_vsi_wild_qa(
     or probed from the videos) add the paper's duration groups (0–10 … 120+ minutes) to the report.
     """
     from egoworld.benchmarks.vsi_wild.importer import import_vsi_wild_qa as do_import
-    from egoworld.core.files import InputFileError
+    from egoworld.core.folders.files import InputFileError
 
     try:
         if durations is not None and probe_durations:

@@ -10,9 +10,9 @@ import csv
 from pathlib import Path
 
 from egoworld.benchmarks.vsi_wild.timing import duration_group
-from egoworld.core.bench_folder import Benchmark, load_benchmark, save_benchmark
-from egoworld.core.confine import check_name
-from egoworld.core.files import InputFileError, open_text
+from egoworld.core.folders.bench_folder import Benchmark, load_benchmark, save_benchmark
+from egoworld.core.folders.confine import check_name
+from egoworld.core.folders.files import InputFileError, open_text
 from egoworld.core.numbers import parse_number
 from egoworld.core.schema import Sample
 

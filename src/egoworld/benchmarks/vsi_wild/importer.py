@@ -9,11 +9,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, VIEWS
-from egoworld.core.bench_folder import Benchmark, check_unique_ids, save_benchmark
-from egoworld.core.confine import check_name
-from egoworld.core.files import InputFileError, explain_validation, iter_jsonl
-from egoworld.core.folder import begin_write
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.bench_folder import Benchmark, check_unique_ids, save_benchmark
+from egoworld.core.folders.confine import check_name
+from egoworld.core.folders.files import InputFileError, explain_validation, iter_jsonl
+from egoworld.core.folders.hashing import sha256_file
+from egoworld.core.folders.loader import begin_write
 from egoworld.core.numbers import check_number
 from egoworld.core.schema import FrameInput, Media, Sample, TaskInfo, VideoInput
 

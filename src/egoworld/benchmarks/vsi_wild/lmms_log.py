@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER
-from egoworld.core.bench_folder import Benchmark, save_benchmark
-from egoworld.core.files import InputFileError
+from egoworld.core.folders.bench_folder import Benchmark, save_benchmark
+from egoworld.core.folders.files import InputFileError
 from egoworld.core.plugin import LoggedQuestion
 
 METRICS = ("vmr_accuracy", "vpo_accuracy", "voo_accuracy", "voc_mra")

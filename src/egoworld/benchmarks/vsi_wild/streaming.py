@@ -16,12 +16,12 @@ instances first seen at or before the query time.
 
 from __future__ import annotations
 
-from egoworld.benchmarks.vsi_wild.balance import Draft
-from egoworld.benchmarks.vsi_wild.config import StreamRules
-from egoworld.benchmarks.vsi_wild.source import WalkSource
+from egoworld.benchmarks.vsi_wild.build.config import StreamRules
+from egoworld.benchmarks.vsi_wild.build.drafts import Draft
+from egoworld.benchmarks.vsi_wild.build.voc import count_bin, provenance, unique_counts
 from egoworld.benchmarks.vsi_wild.timing import duration_group, hms
-from egoworld.benchmarks.vsi_wild.voc import count_bin, provenance, unique_counts
 from egoworld.core.schema import Media, Trajectory, VideoInput
+from egoworld.world.walk_source import WalkSource
 
 QUESTION = (
     "[Fill-in-the-Blank] You are watching this video as a stream; it has now reached {stamp}. Counting from the "

@@ -1,12 +1,7 @@
-"""Times and durations: ``HH:MM:SS`` stamps, the paper's duration groups, and the frames a uniform
-N-frame sample of a video shows (the rule the builder's "resolvable at 128 frames" checks use)."""
+"""Times and durations: ``HH:MM:SS`` stamps, the paper's duration groups and frame spacing (the frames a uniform
+N-frame sample shows are `egoworld.media.policies.sampled_indices`)."""
 
 from __future__ import annotations
-
-import numpy as np
-from numpy.typing import NDArray
-
-from egoworld.media.policies import uniform_offsets
 
 #: duration groups of the paper (minutes): [lo, hi)
 DURATION_GROUPS: tuple[tuple[str, float, float], ...] = (
@@ -32,11 +27,6 @@ def hms(seconds: float) -> str:
     """``HH:MM:SS`` (rounded to the second)."""
     s = int(round(float(seconds)))
     return f"{s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
-
-
-def sampled_indices(n_frames: int, n: int) -> NDArray[np.int64]:
-    """Frame indices the default ``uniform`` policy shows for ``n`` frames of a video of ``n_frames``."""
-    return np.asarray(uniform_offsets("uniform", n_frames, n), dtype=np.int64)
 
 
 def frame_spacing(duration_s: float, n: int) -> float:

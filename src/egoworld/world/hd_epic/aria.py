@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.core.files import InputFileError, iter_jsonl, read_json_object
+from egoworld.core.folders.files import InputFileError, iter_jsonl, read_json_object
 from egoworld.geometry.cameras import FisheyeCamera
 from egoworld.world.poses import PoseTrack
 

@@ -25,12 +25,12 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from egoworld.core.confine import check_name
-from egoworld.core.files import InputFileError, open_text
-from egoworld.core.folder import begin_write
-from egoworld.core.hashing import sha256_file
+from egoworld.core.folders.confine import check_name
+from egoworld.core.folders.files import InputFileError, open_text
+from egoworld.core.folders.hashing import sha256_file
+from egoworld.core.folders.loader import begin_write
 from egoworld.world.episode import Episode, EpisodeMedia, Fixture
-from egoworld.world.folder import save_episode
+from egoworld.world.episode_folder import save_episode
 from egoworld.world.hd_epic.aria import HD_EPIC_FPS, load_framewise_poses, load_rgb_camera
 from egoworld.world.hd_epic.fixtures import load_digital_twin
 from egoworld.world.hd_epic.masks import MASKS, MaskReport, load_mask_info, locate_movements
@@ -82,7 +82,7 @@ def _video_path(video_dir: Path | None, participant: str, video: str) -> str | N
 
 
 def _media(video_dir: Path | None, participant: str, video: str, extra: dict | None = None) -> EpisodeMedia:
-    """The episode's video under ``video_dir``, which is declared as a media root (`egoworld.core.confine`);
+    """The episode's video under ``video_dir``, which is declared as a media root (`egoworld.core.folders.confine`);
     ``extra``: files inside the episode folder (the digital-twin mesh)."""
     path = _video_path(video_dir, participant, video)
     if path is None or video_dir is None:

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from egoworld.core.files import InputFileError, read_json
+from egoworld.core.folders.files import InputFileError, read_json
 from egoworld.world.episode import EpisodeObject
 
 MASKS = "scene-and-object-movements/mask_info.json"

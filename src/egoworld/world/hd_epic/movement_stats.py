@@ -1,7 +1,7 @@
 """How HD-EPIC kitchens move objects: movements per minute and how long a moved object rests before it
 is moved again, from ``assoc_info.json`` (object movement tracks) and the video durations.
 
-The sim kitchen story (`egoworld.sim.kitchen_tempo`) is driven by these figures; a test checks that its
+The sim kitchen story (`egoworld.sim.kitchen.tempo`) is driven by these figures; a test checks that its
 constants are the ones this module derives from the real annotation.
 """
 

@@ -23,7 +23,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.files import InputFileError, open_text, read_json
+from egoworld.core.folders.files import InputFileError, open_text, read_json
 from egoworld.core.numbers import parse_number
 from egoworld.world.episode import EpisodeObject, Movement
 

@@ -1,0 +1,191 @@
+"""Question agreement: do the questions built from a perceived world have the gold the truth gives them?
+
+VSI-Super-Wild: every candidate question of the builder's own task rules (`vsi_wild.vmr`, `vpo`, `voo`,
+`voc`, before selection and letter balance) is made from both worlds and matched by its id — its anchor:
+view video and moment (VMR), query frames (VPO), category set and kind (VOO), category (VOC). Two shares:
+
+* ``agreement``: of the perceived world's questions, those whose gold equals the truth's answer to the
+  same anchor (re-answered on the truth world: the true motion angle at the moment, nearest option of the
+  question's own set; the true order of the four categories' first / last appearances; the true unique
+  count; for VPO, whether the four frames show four different true places in the capture order of their
+  true spans — the capture order itself is exact). An anchor the truth cannot answer (a VOO category the
+  truth never shows in that view) counts as a disagreement and is counted in ``unanswerable``.
+* ``matched_agreement``: among questions both worlds built (same id), the share with equal gold;
+  ``unmatched_perceived`` / ``unmatched_truth`` say how many had no partner.
+
+Beyond3D: both worlds are built with `build_beyond3d`; samples are matched by id (anchor: episode, object,
+query time, type) and question text (an object–object question of the same anchor may name another visible
+reference object: counted apart, ``same_anchor_other_question``) and their gold option text compared (only
+matched questions can be).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from egoworld.benchmarks.vsi_wild import TASK_ORDER
+from egoworld.benchmarks.vsi_wild.build.builder import view_drafts
+from egoworld.benchmarks.vsi_wild.build import vmr, voc, voo
+from egoworld.benchmarks.vsi_wild.build.config import BuildConfig, VMRRules
+from egoworld.benchmarks.vsi_wild.build.drafts import Draft
+from egoworld.core.folders.files import InputFileError
+from egoworld.metrics.mra import mra_linear
+from egoworld.world.panorama_views import VIEW_ORDER
+from egoworld.world.walk_source import WalkSource, load_source
+
+#: VMR re-answered on the truth: the angle at the moment with no steadiness rule (every moment gets one)
+ANY_MOTION = VMRRules(min_speed_m_s=0.0, max_turn_deg=1e9, max_off_deg=180.0)
+
+
+@dataclass
+class TaskAgreement:
+    """One task's figures; ``gold`` holds (perceived gold, truth answer) of each perceived question."""
+
+    perceived: int = 0
+    truth: int = 0
+    matched: int = 0
+    matched_equal: int = 0
+    equal: int = 0
+    unanswerable: int = 0
+    mra: list[float] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        def share(a: int, b: int) -> float | None:
+            return a / b if b else None
+
+        out: dict[str, Any] = {
+            "perceived": self.perceived,
+            "truth": self.truth,
+            "agreement": share(self.equal, self.perceived),
+            "unanswerable": self.unanswerable,
+            "matched": self.matched,
+            "matched_agreement": share(self.matched_equal, self.matched),
+            "unmatched_perceived": self.perceived - self.matched,
+            "unmatched_truth": self.truth - self.matched,
+        }
+        if self.mra:
+            out["count_mra"] = float(np.mean(self.mra))
+        return out
+
+
+def walk_drafts(src: WalkSource, task: str, cfg: BuildConfig) -> list[Draft]:
+    """The builder's candidate questions of one task over the four view videos."""
+    return [d for v in VIEW_ORDER for d in view_drafts(task, src, v, f"videos/{src.video_id(v)}.mp4", cfg)]
+
+
+def _vpo_valid(d: Draft, truth: WalkSource) -> bool:
+    """The four frames are four different true places whose true spans follow their capture order."""
+    md = d.metadata
+    order = np.argsort(md["capture_s"])
+    places = []
+    for k in order:
+        t = md["capture_s"][k]
+        places.append(next((v.place for v in truth.visits if v.start_s <= t < v.end_s), None))
+    if None in places or len(set(places)) < 4:
+        return False
+    spans = {p: [v for v in truth.visits if v.place == p] for p in places}
+    first = [min(v.start_s for v in spans[p]) for p in places]
+    last = [max(v.end_s for v in spans[p]) for p in places]
+    return all(last[i] <= first[i + 1] + 1e-6 for i in range(3))
+
+
+def truth_answer(task: str, d: Draft, truth: WalkSource, cfg: BuildConfig) -> Any:
+    """The truth world's answer to a perceived question's anchor (None: the truth cannot answer it)."""
+    md = d.metadata
+    view = md["view"]
+    if task == "VMR":
+        got = vmr.analyse(truth, truth.views[view], np.array([md["moment_s"]]), ANY_MOTION)[0]
+        assert got is not None
+        centres = vmr.CARDINAL if md["option_set"] == "cardinal" else vmr.DIAGONAL
+        return min(centres, key=lambda c: abs(float(vmr.wrap(got.angle_deg - centres[c]))))
+    if task == "VOC":
+        return voc.unique_counts(truth, view).get(md["category"], 0)
+    if task == "VOO":
+        ev = voo.events(truth, view, md["order_by"], cfg.frames)
+        if any(c not in ev for c in md["objects"]):
+            return None
+        return voo.ARROW.join(sorted(md["objects"], key=lambda c: (ev[c][0], c)))
+    return d.correct if _vpo_valid(d, truth) else None
+
+
+def walk_agreement(pairs: Sequence[tuple[Path, Path]], cfg: BuildConfig | None = None) -> dict[str, dict]:
+    """Per task the figures of the module docstring, over ``(perceived, truth)`` walk episode folders."""
+    cfg = cfg or BuildConfig()
+    tasks = {t: TaskAgreement() for t in TASK_ORDER}
+    for pfolder, tfolder in pairs:
+        ps, ts = load_source(pfolder), load_source(tfolder)
+        for task, agg in tasks.items():
+            mine = {d.id: d for d in walk_drafts(ps, task, cfg)}
+            theirs = {d.id: d for d in walk_drafts(ts, task, cfg)}
+            agg.perceived += len(mine)
+            agg.truth += len(theirs)
+            for key, d in mine.items():
+                answer = truth_answer(task, d, ts, cfg)
+                agg.unanswerable += answer is None
+                agg.equal += answer == d.correct
+                if task == "VOC":
+                    agg.mra.append(mra_linear(d.correct, answer))
+                if key in theirs:
+                    agg.matched += 1
+                    same = task == "VPO" or theirs[key].correct == d.correct  # VPO: both valid, same frames
+                    agg.matched_equal += same
+    return {t: a.to_json() for t, a in tasks.items()}
+
+
+def _gold(sample: Any) -> Any:
+    return sample.choices[sample.answer] if sample.choices else sample.answer
+
+
+def beyond3d_agreement(
+    perceived: Sequence[Path], truth: Sequence[Path], anchors: int = 1000
+) -> tuple[dict[str, dict], dict[str, str]]:
+    """Per Beyond3D type: questions built from each world, matched by id, and the share of equal gold; and
+    why a world gave no questions (``{"perceived" | "truth": reason}``)."""
+    from egoworld.benchmarks.beyond3d.build.builder import build_beyond3d
+    from egoworld.benchmarks.beyond3d.build.common import BuildConfig as B3DConfig
+
+    cfg = B3DConfig(anchors=anchors, controls=anchors)
+    notes: dict[str, str] = {}
+
+    def built(worlds: Sequence[Path], out: Path, role: str) -> list:
+        try:
+            return list(build_beyond3d(list(worlds), out, cfg).bench.samples)
+        except InputFileError as exc:  # a world that yields no question: zero questions, said
+            notes[role] = str(exc)
+            return []
+
+    with tempfile.TemporaryDirectory() as tmp:
+        p = built(perceived, Path(tmp) / "perceived", "perceived")
+        t = built(truth, Path(tmp) / "truth", "truth")
+    return beyond3d_sample_agreement(p, t), notes
+
+
+def beyond3d_sample_agreement(perceived: Sequence[Any], truth: Sequence[Any]) -> dict[str, dict]:
+    """Per Beyond3D type (truth's types first), built samples of the two worlds matched by id and question
+    text: the `TaskAgreement` figures with ``agreement`` over matched questions, and the
+    ``same_anchor_other_question`` count (same id, another question)."""
+    theirs = {s.id: s for s in truth}
+    out: dict[str, dict] = {}
+    for task in dict.fromkeys([s.task for s in truth] + [s.task for s in perceived]):
+        agg = TaskAgreement()
+        mine = [s for s in perceived if s.task == task]
+        agg.perceived, agg.truth = len(mine), sum(s.task == task for s in truth)
+        other_question = 0
+        for s in mine:
+            other = theirs.get(s.id)
+            if other is not None and other.question != s.question:
+                other_question += 1  # same anchor, another question (another visible reference object)
+            elif other is not None:
+                agg.matched += 1
+                agg.matched_equal += _gold(other) == _gold(s)
+        row = agg.to_json() | {"same_anchor_other_question": other_question}
+        row["agreement"] = row["matched_agreement"]  # Beyond3D: only matched anchors are answered
+        row.pop("unanswerable")
+        out[task] = row
+    return out

@@ -1,0 +1,1 @@
+"""Process helpers: job pools (in-process, processes, Ray), progress bars and secret redaction."""

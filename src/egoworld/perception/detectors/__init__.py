@@ -1,0 +1,1 @@
+"""Open-vocabulary detectors: the one `Detector` interface (`detector`), its backends (OWLv2, Grounding DINO, a VLM, a detections file), the `--detector` spec grammar (`spec`), NMS and candidate vocabularies."""

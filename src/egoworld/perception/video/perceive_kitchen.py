@@ -1,0 +1,112 @@
+"""One kitchen video → the episode folder `egoworld build beyond3d` reads, as Beyond3D builds on HD-EPIC.
+
+The object movements come from the user's annotations (``--movements``, `egoworld.perception.kitchen_annotations`;
+fixtures and the camera calibration from ``--fixtures`` / ``--camera`` when given); perception adds what
+annotations lack: the camera trajectory (an imported file in the annotations' frame; metric from Aria MPS
+or with ``--scale``) and per-frame detections (any ``--detector``, linked by the tracker) written as
+``detections.jsonl``, the file Beyond3D's detection check of visibility reads. ``meta["perception"]``
+holds the provenance of each field; ``poses.metric`` False makes the build refuse the metre questions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from egoworld.core.folders.files import InputFileError, write_jsonl
+from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
+from egoworld.perception.detectors.detector import FrameDetections, run_detector
+from egoworld.perception.detectors.spec import detections_file, make_detector, parse_detector
+from egoworld.perception.provenance import Provenance
+from egoworld.perception.video.instance_tracks import TrackSettings, track
+from egoworld.perception.video.perceive_walk import (
+    PerceiveSettings,
+    Say,
+    link_into,
+    open_video,
+    read_trajectory,
+    tracked_rows,
+    view_frames,
+)
+
+# Beyond3D checks detections frame by frame: small objects are found in scattered frames, so a track
+# starts at its first detection (the walk's 3-frame confirmation drops most of them)
+KITCHEN_TRACKER = TrackSettings(activation=0.3, min_frames=1, min_tracklet=1)
+
+
+def kitchen_camera(
+    settings: PerceiveSettings, width: int, height: int
+) -> tuple[PinholeCamera | FisheyeCamera | EquirectCamera, dict]:
+    """``--camera FILE``, else a pinhole of 90° horizontal field of view over the frame (and its record)."""
+    from egoworld.perception.kitchen_annotations import read_camera
+
+    if settings.camera:
+        return read_camera(settings.camera), {"backend": "file", "file": Path(settings.camera).name}
+    return PinholeCamera.from_fov(width, height, 90.0), {"backend": "default-pinhole", "fov_deg": 90.0}
+
+
+def perceive_kitchen(video: Path, folder: Path, settings: PerceiveSettings, say: Say) -> Path:
+    """Perceive one kitchen video into ``folder`` (see the module docstring)."""
+    from egoworld.perception.kitchen_annotations import read_fixtures, read_movements
+    from egoworld.world.episode import Episode, EpisodeMedia
+    from egoworld.world.episode_folder import save_episode
+
+    assert settings.detector is not None and settings.movements is not None
+    index = open_video(video)
+    episode = folder.name
+    fixtures = read_fixtures(settings.fixtures) if settings.fixtures else []
+    objects = read_movements(settings.movements, episode, {f.id for f in fixtures})
+    camera, cam_record = kitchen_camera(settings, index.width, index.height)
+    spec = parse_detector(settings.detector)
+    if spec.kind == "file":
+        detections_file(spec.target, episode, None)
+    stride = settings.stride_for(index)
+    traj = read_trajectory(settings.trajectory, index.avg_fps or 1.0)
+    if traj is None:  # settings.check refuses it; kept for callers that skip the check
+        raise InputFileError(f"--trajectory {settings.trajectory}: a kitchen needs a trajectory file")
+    if settings.scale is not None:
+        traj = traj.scaled(settings.scale)
+    media = folder / f"video{video.suffix.lower()}"
+    link_into(video, media)
+    detector = make_detector(spec, episode, None, index.avg_fps or 1.0)
+    names = sorted({o.category for o in objects if o.category})
+    words = list(settings.vocabulary) or list(getattr(detector, "vocabulary", lambda: [])()) or names
+    frames = view_frames(media, stride, spec.needs_pixels)
+    dets: list[FrameDetections] = list(run_detector(detector, frames, words)) if words else []
+    tracker = KITCHEN_TRACKER
+    instances = track(dets, (index.width, index.height), tracker, prefix="t")
+    times = [f.time_s for f in frames]
+    write_jsonl(folder / "detections.jsonl", tracked_rows(instances, times, "track"))
+    say(f"{episode}: {sum(len(d.detections) for d in dets)} detections in {len(frames)} frames "
+        f"→ {len(instances)} instances")  # fmt: skip
+    moves = sum(len(o.movements) for o in objects)
+    perception = {
+        "settings": settings.to_json(),
+        "poses": traj.provenance.record() | traj.summary(),
+        "detections": detector.provenance().record()
+        | {
+            "vocabulary": words,
+            "frames": len(frames),
+            "tracker": tracker.provenance().record(),
+            "instances": len(instances),
+        },  # fmt: skip
+        "movements": Provenance("annotations", None, {"file": Path(settings.movements).name}).record()
+        | {"objects": len(objects), "movements": moves},
+        "fixtures": {"file": Path(settings.fixtures).name, "count": len(fixtures)}
+        if settings.fixtures
+        else None,
+        "camera": cam_record,
+    }
+    ep = Episode(
+        id=episode,
+        duration_s=max(index.end_s, float(traj.times_s[-1])),
+        fps=index.avg_fps or 1.0,
+        camera=camera,
+        poses=traj.track(),
+        fixtures=tuple(fixtures),
+        objects=tuple(objects),
+        media=EpisodeMedia(video=media.name, extra={"detections": "detections.jsonl"}),
+        source={"loader": "egoworld.perception", "kind": "kitchen", "video": video.name},
+        meta={"perception": perception},
+    )
+    save_episode(ep, folder)
+    return folder

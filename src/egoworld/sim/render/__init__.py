@@ -1,0 +1,1 @@
+"""The rasteriser (`renderer`) and its parts: the OpenGL context and programs (`gl`), the pinhole faces of a camera (`faces`), the remap onto the camera's pixels (`remap`), scene primitives and their looks, backgrounds, and per-frame instance statistics."""
