@@ -12,9 +12,9 @@ import pytest
 
 from egoworld.sim import worldset
 from egoworld.sim.actions.synth import ActionConfig
+from egoworld.sim.render import gl
 from egoworld.sim.render.remap import remap
 from egoworld.sim.render.renderer import Renderer
-from egoworld.sim.render import gl
 from egoworld.sim.world_cameras import aria_fisheye
 
 

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from egoworld.benchmarks.vsi_wild import TASK_ORDER
-from egoworld.benchmarks.vsi_wild.build.builder import view_drafts
 from egoworld.benchmarks.vsi_wild.build import vmr, voc, voo
+from egoworld.benchmarks.vsi_wild.build.builder import view_drafts
 from egoworld.benchmarks.vsi_wild.build.config import BuildConfig, VMRRules
 from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.core.folders.files import InputFileError
