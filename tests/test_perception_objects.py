@@ -156,7 +156,7 @@ def test_tracker_on_the_simulated_detector_agrees_with_truth(kitchen: Path) -> N
     episode = load_episode(kitchen)
     det = FileDetector(kitchen / "detections.jsonl")
     times = [r.time_s for r in det.rows]
-    frames = [Frame(t, np.zeros((240, 320, 3), np.uint8)) for t in times]
+    frames = [Frame(t, np.zeros((320, 320, 3), np.uint8)) for t in times]  # the kitchen's 320 px frames
     rows = list(run_detector(det, frames, det.vocabulary(), batch=32))
     assert not any("object" in d.to_json() for r in rows for d in r.detections)  # the truth ids are not used
     instances = track(rows, (320, 320))
@@ -233,3 +233,32 @@ def test_both_detector_specs_give_the_hf_backend_of_their_kind(tmp_path: Path, k
                  lambda: make_detector(parse_detector(f"{kind}:{tmp_path}"), "e", None, 30.0)):  # fmt: skip
         with pytest.raises(InputFileError, match=f"no config.json .*`hf download {hub}"):
             make()
+
+
+@pytest.mark.parametrize(
+    ("bbox", "problem"),
+    [([80, 80, 20, 30], "negative size"), ([-5, 0, 10, 10], "outside")],
+)
+def test_a_detections_file_with_a_bad_box_is_refused_by_file_and_time(
+    tmp_path: Path, bbox: list[float], problem: str
+) -> None:
+    path = tmp_path / "dets.jsonl"
+    rows = [
+        {"time_s": 0.0, "detections": []},
+        {"time_s": 0.5, "detections": [{"label": "mug", "bbox": bbox}]},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(InputFileError, match=rf"dets.jsonl, time 0.5 s, detections\[0\]: bbox .*{problem}"):
+        read_detections(path)
+
+
+def test_boxes_outside_the_frames_they_are_matched_with_are_refused(tmp_path: Path) -> None:
+    from egoworld.perception.detectors.from_file import FileDetector
+
+    path = tmp_path / "dets.jsonl"
+    row = {"time_s": 0.0, "detections": [{"label": "mug", "bbox": [500, 500, 900, 900], "score": 0.9}]}
+    path.write_text(json.dumps(row) + "\n")
+    det = FileDetector(path)
+    with pytest.raises(InputFileError, match="outside the 96x96 frame"):
+        det.detect([Frame(0.0, np.zeros((96, 96, 3), np.uint8), 0)], ["mug"])
+    assert det.detect([Frame(0.0, np.zeros((960, 960, 3), np.uint8), 0)], ["mug"])[0][0].label == "mug"

@@ -107,6 +107,19 @@ def test_rerun_skips_the_finished_episode_and_refuses_other_settings(
     assert res.exit_code == 2 and "other settings" in res.output and "--force" in res.output
 
 
+def test_perceive_never_removes_files_it_did_not_write(recording: Path, truth: Path, tmp_path: Path) -> None:
+    """A user's files where an episode would go are refused by name and left alone (--force too)."""
+    out = tmp_path / "out"
+    (out / "walk_000" / "figures").mkdir(parents=True)
+    (out / "walk_000" / "thesis.tex").write_text("my thesis")
+    (out / "walk_000" / "figures" / "f1.pdf").write_bytes(b"%PDF")
+    for extra in ((), ("--force",)):
+        res = _perceive(recording, out, "--detector", f"file:{truth.parent}", *extra)
+        assert res.exit_code == 2 and "did not write" in res.output and "walk_000" in res.output, res.output
+        assert (out / "walk_000" / "thesis.tex").read_text() == "my thesis"
+        assert (out / "walk_000" / "figures" / "f1.pdf").read_bytes() == b"%PDF"
+
+
 def test_an_undecodable_video_is_named(tmp_path: Path) -> None:
     bad = tmp_path / "broken.mp4"
     bad.write_bytes(b"\x00not a video" * 100)

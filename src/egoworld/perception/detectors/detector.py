@@ -1,8 +1,8 @@
 """One open-vocabulary detector interface: frames + a vocabulary → per-frame boxes with label and score.
 
-Backends (one module each): `detect_owlv2` and `detect_grounding_dino` (Hugging Face ``transformers``,
-weights from a local folder), `detect_vlm` (an OpenAI-compatible VLM asked for JSON boxes) and
-`detect_file` (a detections JSONL made by any other tool). Every backend has a `Provenance`.
+Backends (one module each): `owlv2` and `grounding_dino` (Hugging Face ``transformers``, weights from a
+local folder), `vlm_boxes` (an OpenAI-compatible VLM asked for JSON boxes) and `from_file` (a detections
+JSONL made by any other tool, its boxes checked: finite, no negative size, inside the frame). Every backend has a `Provenance`.
 
 The output is the detections JSONL that Beyond3D's detection check reads
 (`egoworld.world.detections`), one row per tested frame::
@@ -143,5 +143,24 @@ def read_detections(path: str | Path, fps: float | None = None) -> list[FrameDet
                 raise InputFileError(
                     f"{path}, time {t:g} s, detections[{j}]: needs label (or category), bbox and score ({exc})"
                 ) from exc
+            problem = box_problem(parsed[-1].bbox)
+            if problem:
+                raise InputFileError(f"{path}, time {t:g} s, detections[{j}]: bbox {list(box)} {problem}; "
+                                     "boxes are [x0, y0, x1, y1] in pixels of the frame")  # fmt: skip
         out.append(FrameDetections(float(t), tuple(parsed)))
     return out
+
+
+def box_problem(box: Sequence[float], width: int | None = None, height: int | None = None) -> str | None:
+    """What is wrong with a file's box (None: nothing): four finite values, no negative size (a box clipped
+    flat at the frame's edge is kept), inside the ``width`` × ``height`` frame when it is known (edges at 0
+    and ``width``, ``height``)."""
+    if len(box) != 4 or not np.all(np.isfinite(box)):
+        return "needs four finite numbers"
+    x0, y0, x1, y1 = box
+    if x1 < x0 or y1 < y0:
+        return "has a negative size (x1 must not be below x0, nor y1 below y0)"
+    if x0 < 0 or y0 < 0 or (width is not None and x1 > width) or (height is not None and y1 > height):
+        where = f"the {width}x{height} frame" if width is not None else "the frame (negative coordinates)"
+        return f"lies outside {where}"
+    return None

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import numpy as np
 
-from egoworld.perception.detectors.detector import Detection, Frame, FrameDetections, read_detections
+from egoworld.core.folders.files import InputFileError
+from egoworld.perception.detectors.detector import (
+    Detection,
+    Frame,
+    FrameDetections,
+    box_problem,
+    read_detections,
+)
 from egoworld.perception.provenance import Provenance
 
 
@@ -42,4 +49,14 @@ class FileDetector:
             i = int(np.argmin(np.abs(self._times - f.time_s)))
             row = self.rows[i] if abs(self._times[i] - f.time_s) <= self.tolerance_s else None
             out.append([d for d in (row.detections if row else ()) if d.label.lower() in wanted])
+            self._check_inside(row, f)
         return out
+
+    def _check_inside(self, row: FrameDetections | None, frame: Frame) -> None:
+        """Refuse a row whose boxes leave the frame they are matched with (named by file and time)."""
+        height, width = frame.image.shape[:2]
+        for j, d in enumerate(row.detections if row else ()):
+            problem = box_problem(d.bbox, width, height)
+            if problem:
+                raise InputFileError(f"{self.path}, time {row.time_s:g} s, detections[{j}]: bbox "  # type: ignore[union-attr]
+                                     f"{list(d.bbox)} {problem}; were the boxes made on frames of another size?")  # fmt: skip

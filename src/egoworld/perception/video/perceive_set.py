@@ -47,10 +47,13 @@ def episode_names(videos: list[Path]) -> list[str]:
 
 
 def status(folder: Path, settings: PerceiveSettings) -> str:
-    """'missing' (or unfinished), 'complete' (same settings) or 'different'."""
+    """'missing' (or unfinished: it carries the in-progress marker), 'complete' (same settings), 'different',
+    or 'foreign' (files egoworld did not write: never removed)."""
     header = folder / "episode.json"
-    if (folder / WRITING).exists() or not header.is_file():
+    if not folder.exists() or (folder / WRITING).exists():
         return "missing"
+    if not header.is_file():
+        return "missing" if folder.is_dir() and not any(folder.iterdir()) else "foreign"
     try:
         stored = read_json(header).get("meta", {}).get("perception", {}).get("settings")
     except InputFileError:
@@ -92,6 +95,10 @@ def perceive_videos(
         state = status(out / name, settings)
         if state == "complete" and not force:
             outcomes[name] = Outcome(name, out / name, "skipped", 0.0)
+        elif state == "foreign":
+            raise InputFileError(f"{out / name}: holds files egoworld did not write (no episode.json, no {WRITING} "
+                                 "marker), which perceiving would replace; choose another --out folder, or move "
+                                 "them away")  # fmt: skip
         elif state == "different" and not force:
             raise InputFileError(f"{out / name}: this episode was perceived with other settings; choose another "
                                  "--out folder, or pass --force to perceive it again")  # fmt: skip

@@ -184,7 +184,9 @@ def view_frames(video: Path, stride: int, pixels: bool) -> list[Frame]:
     if pixels:
         return [Frame(t, rgb, i) for i, (t, rgb) in enumerate(sampled_frames(video, stride))]
     index = probe(video)
-    blank = np.zeros((1, 1, 3), np.uint8)
+    blank = np.broadcast_to(
+        np.zeros((1, 1, 3), np.uint8), (index.height, index.width, 3)
+    )  # the size, no pixels
     return [Frame(index.time_of(i), blank, i) for i in frame_targets(index, stride)]
 
 
