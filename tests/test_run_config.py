@@ -135,6 +135,31 @@ def test_benchmark_options_come_from_a_config_mapping_and_from(tmp_path):
     assert json.loads((tmp_path / "e3" / "run.json").read_text())["explore"]["strategy"] == {"kind": "one-go"}
 
 
+def test_from_reads_a_run_recorded_with_the_older_top_level_option_keys(tmp_path):
+    """Runs made before ``--option`` recorded EXPLORE's flags as keys of their own (null when not given)."""
+    bench = _explore_bench(tmp_path)
+    argv = ["--bench", str(bench), "--model", "oracle", "--setting", "image", "--no-progress"]
+    res = _run(*argv, "--out", str(tmp_path / "new"), "--option", "strategy=stepwise", "--option", "turns=multi",
+               "--option", "segment_num=2")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    manifest = json.loads((tmp_path / "new" / "run.json").read_text())
+    config = manifest["command"]["config"]
+    del config["options"]
+    older = {"strategy": "stepwise", "segment_num": 2, "window_size": None, "turns": "multi", "subset": None}
+    manifest["command"]["config"] = {**config, **older}
+    (tmp_path / "new" / "run.json").write_text(json.dumps(manifest))
+    res = _run("--from", str(tmp_path / "new"), "--out", str(tmp_path / "again"))
+    assert res.exit_code == 0, res.output
+    again = json.loads((tmp_path / "again" / "run.json").read_text())
+    assert again["explore"] == manifest["explore"] and again["counts"] == manifest["counts"]
+    assert again["command"]["config"]["options"] == ["strategy=stepwise", "segment_num=2", "turns=multi"]
+    # an older config file's top-level key is refused with the fix
+    cfg = tmp_path / "old.yaml"
+    cfg.write_text(f"bench: {bench}\nmodel: oracle\nout: {tmp_path / 'o'}\nstrategy: stepwise\n")
+    res = _run("--config", str(cfg))
+    assert res.exit_code == 2 and "goes under 'options:'" in " ".join(res.output.split())
+
+
 def test_unknown_or_bad_benchmark_options_are_refused_by_name(tmp_path):
     bench = _explore_bench(tmp_path)
     argv = ["--bench", str(bench), "--model", "oracle", "--out", str(tmp_path / "r"), "--no-progress"]

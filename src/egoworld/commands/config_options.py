@@ -136,7 +136,7 @@ def resolve(
     layered: dict[str, tuple[Any, str]] = {}
     if from_run is not None:
         where = f"{from_run / 'run.json'} (command.config)"
-        for k, v in normalise(recorded_config(from_run, command_name), keys, where).items():
+        for k, v in normalise(recorded_config(from_run, command_name, keys), keys, where).items():
             layered[k] = (v, where)
     if config_path is not None:
         for k, v in normalise(load_config_file(config_path), keys, str(config_path)).items():

@@ -17,7 +17,7 @@ import enum
 import inspect
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,8 +42,10 @@ def load_config_file(path: Path) -> dict[str, Any]:
     return data
 
 
-def recorded_config(run_dir: Path, command: str) -> dict[str, Any]:
-    """The options a run folder was made with (``run.json`` → ``command.config``)."""
+def recorded_config(run_dir: Path, command: str, keys: Collection[str] = ()) -> dict[str, Any]:
+    """The options a run folder was made with (``run.json`` → ``command.config``), with a benchmark's run
+    options that an older run recorded as top-level keys (``strategy: stepwise``; ``null`` when not given)
+    moved into ``options`` (``["strategy=stepwise"]``); ``keys``: the command's own option names."""
     path = run_dir / "run.json"
     if not path.is_file():
         raise InputFileError(f"--from {run_dir}: no run.json there (is it a run folder?)")
@@ -57,7 +59,16 @@ def recorded_config(run_dir: Path, command: str) -> dict[str, Any]:
         raise InputFileError(
             f"--from {run_dir}: that run was made by `egoworld {recorded.get('name')}`, not `egoworld {command}`"
         )
-    return recorded["config"]
+    return _older_options(recorded["config"], set(keys))
+
+
+def _older_options(config: dict[str, Any], keys: set[str]) -> dict[str, Any]:
+    older = [k for k in config if k not in keys and k in _run_option_names()] if "options" in keys else []
+    if not older or config.get("options"):
+        return config
+    given = [f"{k}={json_scalar(config[k])}" for k in older if config[k] is not None]
+    out = {k: v for k, v in config.items() if k not in older}
+    return {**out, "options": given} if given else out
 
 
 #: a command callback's parameter that is no option: the command's recorded options are passed in it
@@ -89,11 +100,27 @@ def normalise(data: dict[str, Any], keys: dict[str, Any], where: str) -> dict[st
         if key not in keys:
             close = difflib.get_close_matches(key, list(keys), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
+            if "options" in keys and key in _run_option_names():
+                hint = f"; a benchmark's run option goes under 'options:' ({{{key}: …}}, or --option {key}=…)"
             raise InputFileError(
                 f"{where}: unknown key {raw_key!r}{hint} (keys are the command's options: {', '.join(keys)})"
             )
         out[key] = value
     return out
+
+
+def _run_option_names() -> set[str]:
+    """The run options every installed benchmark declares (for the hint on a top-level key that is one)."""
+    from egoworld.core import registry
+    from egoworld.core.plugin import plugin_for
+
+    names: set[str] = set()
+    for bench in registry.names(registry.BENCHMARKS):
+        try:
+            names |= {o.name for o in plugin_for(bench).run_options}
+        except registry.RegistryError:
+            continue
+    return names
 
 
 def _scalar(value: Any, kind: Any, key: str, where: str) -> Any:
