@@ -217,3 +217,34 @@ def test_values_are_cast_by_the_option_types():
     for value, ann in (("gif", Fmt), (True, int), ("x", float), ("maybe", bool), ({"a": 1}, str | None)):
         with pytest.raises(InputFileError, match="key 'k'"):
             cast(value, Annotated[ann, opt], "k", "f")
+
+
+def test_run_options_parse_by_their_declared_type():
+    from egoworld.core.plugin import BenchmarkPlugin, RunOption, UnknownRunOption, parse_run_options
+
+    plugin = BenchmarkPlugin(
+        name="toy",
+        run_options=(
+            RunOption("fast", bool, False, "skip the slow part"),
+            RunOption("ratio", float, 0.5, "a share"),
+            RunOption("mode", str, "a", "a mode", ("a", "b", "c")),
+            RunOption("n", int),
+        ),
+    )
+    got = parse_run_options(plugin, {"n": "3", "fast": "yes", "ratio": 0.25, "mode": "c"})
+    assert got == {"fast": True, "ratio": 0.25, "mode": "c", "n": 3}  # in the declared order
+    assert parse_run_options(plugin, {"fast": False}) == {"fast": False}
+    for given, message in (
+        ({"fast": "maybe"}, "fast 'maybe': expected true or false"),
+        ({"ratio": "half"}, "ratio 'half': expected a number"),
+        ({"n": True}, "n True: expected an integer"),
+        ({"mode": "d"}, "mode 'd': expected one of a, b, c"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            parse_run_options(plugin, given)
+    with pytest.raises(
+        UnknownRunOption, match=r"takes no run option 'm' \(its options: fast, ratio, mode, n\)"
+    ):
+        parse_run_options(plugin, {"m": "a"})
+    assert plugin.run_options[2].describe() == "mode=a | b | c (default a): a mode"
+    assert plugin.run_options[3].describe() == "n=INT"
