@@ -1,7 +1,7 @@
 """EXPLORE runs end to end: one-go and stepwise strategies through the runner's request chains (oracle,
 copy-initial and an OpenAI-compatible server on 127.0.0.1), their request keys and step labels pinned, resume
-of multi-turn chains, costs, the standard plan + `egoworld score --judge`, and the CLI (import, run and its
-`explore run` alias, score predictions, agreement, reports)."""
+of multi-turn chains, costs, the standard plan + `egoworld score --judge`, and the CLI (import, run with
+``--option strategy=…``, score predictions, agreement, reports)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def world_bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _options(strategy: Strategy) -> dict[str, object]:
-    """Run options (``RunConfig.options``) of a strategy, as `egoworld run --strategy …` gives them."""
+    """Run options (``RunConfig.options``) of a strategy, as `egoworld run --option strategy=…` gives them."""
     return {
         "strategy": strategy.kind,
         "segment_num": strategy.segment_num,
@@ -137,22 +137,141 @@ def test_request_keys_and_step_labels_are_pinned(
     assert again.called == 0 and again.reused == summary.called
 
 
-def test_run_command_and_explore_run_alias_send_the_same_requests(world_bench: Path, tmp_path: Path) -> None:
-    runner = CliRunner()
-    flags = ["--strategy", "stepwise", "--segment-num", "4", "--turns", "multi", "--no-progress"]
-    common = ["--bench", str(world_bench), "--model", "oracle"]
-    res = runner.invoke(app, ["run", *common, "--out", str(tmp_path / "a"), "--setting", "image", *flags])
+#: `egoworld run --setting S --option …` (model M) → sha256 of the sorted request keys, their number, and
+#: digests of run.json's ``config`` and ``explore`` blocks: recorded with the flags these options replaced
+#: (``--strategy stepwise --segment-num 4`` …) before they went, so a run folder made with the old flags
+#: resumes under the new spelling without re-sending anything and keeps its run.json
+PINNED_CLI = [
+    (
+        "image",
+        ["strategy=stepwise", "segment_num=4"],
+        "oracle",
+        "b37d02cd6f267b1a36c4b589972ecb7fa35c1bd171e73896a1cbf7b259d8c48a",
+        4,
+        "89b2c9198d4ca29f",
+        "4f0f83ae0aae9cb4",
+    ),
+    (
+        "image",
+        ["strategy=stepwise", "segment_num=4", "turns=multi"],
+        "oracle",
+        "3f267601a335581e8d38e1efb785d37f68cd70a8029a02bfdf5924be870d6dd9",
+        16,
+        "89b2c9198d4ca29f",
+        "c03be9d049c4f726",
+    ),
+    (
+        "image",
+        ["strategy=one-go"],
+        "oracle",
+        "e5dfb2a25ecf9c1601e53e82b74c2ca6d9dea2c3d4e9d62c2d80eaa5eaafecbc",
+        4,
+        "89b2c9198d4ca29f",
+        "07b606fd07634fea",
+    ),
+    (
+        "image",
+        [],
+        "oracle",
+        "e5dfb2a25ecf9c1601e53e82b74c2ca6d9dea2c3d4e9d62c2d80eaa5eaafecbc",
+        4,
+        "89b2c9198d4ca29f",
+        "07b606fd07634fea",
+    ),
+    (
+        "image",
+        ["strategy=stepwise", "window_size=100", "turns=multi"],
+        "copy-initial",
+        "8457a9192f0ab75f26399d69763e85dfecd4ce818e7881ee9d572a9580a92b72",
+        9,
+        "89b2c9198d4ca29f",
+        "b746cd9bc62ccd6e",
+    ),
+    (
+        "text",
+        ["strategy=stepwise", "segment_num=3", "subset=long"],
+        "oracle",
+        "c4fc340828ac0ac3757e0e3248f0131d91dffec3afc6a030fdaa5fca57913f23",
+        2,
+        "89b2c9198d4ca29f",
+        "73ab46dd9e637e2a",
+    ),
+    (
+        "text",
+        ["strategy=one-go", "subset=tiny"],
+        "oracle",
+        "d4315125f2a236ce2ff1a997cb25ada64f8e8d264c626449ee4c8266a9fc4bd2",
+        2,
+        "89b2c9198d4ca29f",
+        "ee5f313193177c2e",
+    ),
+    (
+        "text",
+        ["strategy=stepwise", "segment_num=2", "turns=multi", "subset=short"],
+        "copy-initial",
+        "df1452ba6e2aba22938dac3caf9a5827842764761870683a9be2976bff465514",
+        2,
+        "89b2c9198d4ca29f",
+        "bf823e1f40a0aef7",
+    ),
+]
+
+
+def _block(manifest: dict, name: str) -> str:
+    return hashlib.sha256(json.dumps(manifest.get(name), sort_keys=True).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize(("setting", "options", "model", "keys", "n", "config", "explore"), PINNED_CLI)
+def test_run_options_reproduce_the_old_flags_request_keys(
+    world_bench: Path, tmp_path: Path, setting: str, options: list, model: str, keys: str, n: int, config: str,
+    explore: str,
+) -> None:  # fmt: skip
+    argv = [
+        "run",
+        "--bench",
+        str(world_bench),
+        "--model",
+        model,
+        "--out",
+        str(tmp_path / "r"),
+        "--no-progress",
+    ]
+    argv += ["--setting", setting, *(x for o in options for x in ("--option", o))]
+    res = CliRunner().invoke(app, argv)
     assert res.exit_code == 0, res.output
-    assert "4 samples: 0 requests already done, 16 sent (16 ok, 0 errors)" in res.output
-    res = runner.invoke(app, ["explore", "run", *common, "--out", str(tmp_path / "b"), *flags])
-    assert res.exit_code == 0, res.output
-    pinned = ("fa2359faed012dfe", ["turn-001", "turn-002", "turn-003", "turn-004"])
-    assert _plan_digest(tmp_path / "a") == _plan_digest(tmp_path / "b") == pinned
-    listed = runner.invoke(app, ["explore", "--help"]).output.split("Commands:")[1].split()
-    assert "score" in listed and "run" not in listed  # a hidden alias
-    res = runner.invoke(
-        app, ["run", *common, "--out", str(tmp_path / "c"), "--strategy", "one-go", "--epochs", "2"]
-    )
+    with ResponseStore(tmp_path / "r/responses.sqlite", readonly=True) as store:
+        got = sorted(k for _s, _p, _e, k, _r in store.planned())
+    assert (hashlib.sha256("\n".join(got).encode()).hexdigest(), len(got)) == (keys, n)
+    manifest = read_json(tmp_path / "r/run.json")
+    assert (_block(manifest, "config"), _block(manifest, "explore")) == (config, explore)
+    assert manifest["command"]["config"]["options"] == (options or None)
+
+
+def test_run_help_lists_every_benchmarks_options_and_no_benchmark_flag() -> None:
+    from egoworld.core import registry
+    from egoworld.core.plugin import plugin_for
+
+    text = CliRunner().invoke(app, ["run", "--help"]).output
+    for flag in ("--strategy", "--segment-num", "--window-size", "--turns", "--subset"):
+        assert flag not in text
+    declared = [o for n in registry.names(registry.BENCHMARKS) for o in plugin_for(n).run_options]
+    assert {o.name for o in declared} >= {"strategy", "segment_num", "window_size", "turns", "subset"}
+    options = text.split("Benchmark run options:")[1]
+    for o in declared:
+        assert o.describe() in " ".join(options.split()), o.name
+    assert text.rstrip().splitlines()[-2].strip() == "Example:"  # the example still ends the help
+    listed = CliRunner().invoke(app, ["explore", "--help"]).output.split("Commands:")[1].split()
+    assert "score" in listed and "run" not in listed
+    res = CliRunner().invoke(app, ["explore", "run", "--help"])
+    assert res.exit_code != 0  # the old alias is gone: `egoworld run --option …`
+
+
+def test_explore_options_refuse_the_standard_plans_settings(world_bench: Path, tmp_path: Path) -> None:
+    res = CliRunner().invoke(
+        app,
+        ["run", "--bench", str(world_bench), "--model", "oracle", "--out", str(tmp_path / "c"),
+         "--option", "strategy=one-go", "--epochs", "2"],
+    )  # fmt: skip
     assert res.exit_code != 0 and "--epochs" in res.output
 
 
@@ -325,12 +444,14 @@ def test_cli_import_score_predictions_and_agreement(tmp_path: Path) -> None:
             )
             assert res.exit_code == 0, res.output
             assert "S_uni" in res.output
-    res = runner.invoke(app, ["explore", "agreement", str(tmp_path / "lex"), str(tmp_path / "llm")])
+    res = runner.invoke(
+        app, ["explore", "agreement", "--run", str(tmp_path / "lex"), "--run", str(tmp_path / "llm")]
+    )
     assert res.exit_code == 0, res.output
     result = json.loads(res.output)
     assert result["n"] > 0 and -1.0 <= result["spearman"] <= 1.0
     res = runner.invoke(
-        app, ["explore", "agreement", str(tmp_path / "llm"), "--template", str(tmp_path / "h.csv")]
+        app, ["explore", "agreement", "--run", str(tmp_path / "llm"), "--template", str(tmp_path / "h.csv")]
     )
     assert res.exit_code == 0, res.output
     with (tmp_path / "h.csv").open() as fh:
@@ -349,13 +470,22 @@ def test_cli_import_score_predictions_and_agreement(tmp_path: Path) -> None:
         w.writeheader()
         w.writerows(rows)
     res = runner.invoke(
-        app, ["explore", "agreement", str(tmp_path / "llm"), "--human", str(tmp_path / "h.csv")]
+        app, ["explore", "agreement", "--run", str(tmp_path / "llm"), "--human", str(tmp_path / "h.csv")]
     )
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["spearman"] == pytest.approx(1.0)
     res = runner.invoke(
         app,
-        ["explore", "report", str(tmp_path / "lex"), str(tmp_path / "llm"), "--out", str(tmp_path / "rep")],
+        [
+            "explore",
+            "report",
+            "--run",
+            str(tmp_path / "lex"),
+            "--run",
+            str(tmp_path / "llm"),
+            "--out",
+            str(tmp_path / "rep"),
+        ],  # fmt: skip
     )
     assert res.exit_code == 0, res.output
     assert "openai:qwen3-8b" in res.output and "Description length" in res.output

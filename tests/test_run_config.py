@@ -1,5 +1,5 @@
 """`egoworld run --config FILE` / `--from RUN_DIR`: schema from the command's options, precedence, refusals,
-and a byte-identical re-run."""
+a byte-identical re-run, and a benchmark's run options (``--option NAME=VALUE``, ``options:`` in a config)."""
 
 from __future__ import annotations
 
@@ -85,11 +85,9 @@ def test_from_run_reproduces_scores_byte_for_byte(tmp_path):
 def test_run_help_lists_config_options():
     res = runner.invoke(app, ["run", "--help"])
     assert res.exit_code == 0 and "--config" in res.output and "--from" in res.output
-    res = runner.invoke(app, ["explore", "run", "--help"])
-    assert res.exit_code == 0 and "--config" in res.output and "--from" in res.output
 
 
-def test_explore_run_takes_config_and_from(tmp_path):
+def _explore_bench(tmp_path):
     from egoworld.benchmarks.explore.build.builder import ActionEpisode, build_from_episodes
     from egoworld.benchmarks.explore.instances import SceneObject
 
@@ -108,27 +106,90 @@ def test_explore_run_takes_config_and_from(tmp_path):
             )
         )
     build_from_episodes(episodes, tmp_path / "bench", tiny_size=2)
+    return tmp_path / "bench"
+
+
+def test_benchmark_options_come_from_a_config_mapping_and_from(tmp_path):
+    bench = _explore_bench(tmp_path)
     cfg = tmp_path / "explore.yaml"
     cfg.write_text(
-        f"bench: {tmp_path / 'bench'}\nmodel: copy-initial\nout: {tmp_path / 'e1'}\n"
-        "strategy: stepwise\nsegment_num: 2\nprogress: false\n"
+        f"bench: {bench}\nmodel: copy-initial\nout: {tmp_path / 'e1'}\nsetting: image\n"
+        "options: {strategy: stepwise, segment_num: 2}\nprogress: false\n"
     )
-    res = runner.invoke(app, ["explore", "run", "--config", str(cfg)])
+    res = _run("--config", str(cfg))
     assert res.exit_code == 0, res.output
     m1 = json.loads((tmp_path / "e1" / "run.json").read_text())
-    assert m1["command"]["name"] == "explore run" and m1["command"]["config"]["segment_num"] == 2
-    assert m1["explore"]["strategy"]["segment_num"] == 2
+    assert m1["command"]["name"] == "run"
+    assert m1["command"]["config"]["options"] == ["strategy=stepwise", "segment_num=2"]
+    assert m1["explore"]["strategy"] == {"kind": "stepwise", "turns": "single", "segment_num": 2}
 
-    res = runner.invoke(
-        app, ["explore", "run", "--from", str(tmp_path / "e1"), "--out", str(tmp_path / "e2")]
-    )
+    res = _run("--from", str(tmp_path / "e1"), "--out", str(tmp_path / "e2"))
     assert res.exit_code == 0, res.output
     m2 = json.loads((tmp_path / "e2" / "run.json").read_text())
     assert m2["explore"] == m1["explore"] and m2["counts"] == m1["counts"]
     assert m2["command"]["config"] == {**m1["command"]["config"], "out": str(tmp_path / "e2")}
 
-    res = runner.invoke(app, ["run", "--from", str(tmp_path / "e1"), "--out", str(tmp_path / "e3")])
-    assert res.exit_code == 2 and "egoworld explore run" in res.output
+    # a flag given on the command line replaces the recorded options
+    res = _run("--from", str(tmp_path / "e1"), "--out", str(tmp_path / "e3"), "--option", "strategy=one-go")
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "e3" / "run.json").read_text())["explore"]["strategy"] == {"kind": "one-go"}
+
+
+def test_from_reads_a_run_recorded_with_the_older_top_level_option_keys(tmp_path):
+    """Runs made before ``--option`` recorded EXPLORE's flags as keys of their own (null when not given)."""
+    bench = _explore_bench(tmp_path)
+    argv = ["--bench", str(bench), "--model", "oracle", "--setting", "image", "--no-progress"]
+    res = _run(*argv, "--out", str(tmp_path / "new"), "--option", "strategy=stepwise", "--option", "turns=multi",
+               "--option", "segment_num=2")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    manifest = json.loads((tmp_path / "new" / "run.json").read_text())
+    config = manifest["command"]["config"]
+    del config["options"]
+    older = {"strategy": "stepwise", "segment_num": 2, "window_size": None, "turns": "multi", "subset": None}
+    manifest["command"]["config"] = {**config, **older}
+    (tmp_path / "new" / "run.json").write_text(json.dumps(manifest))
+    res = _run("--from", str(tmp_path / "new"), "--out", str(tmp_path / "again"))
+    assert res.exit_code == 0, res.output
+    again = json.loads((tmp_path / "again" / "run.json").read_text())
+    assert again["explore"] == manifest["explore"] and again["counts"] == manifest["counts"]
+    assert again["command"]["config"]["options"] == ["strategy=stepwise", "segment_num=2", "turns=multi"]
+    # an older config file's top-level key is refused with the fix
+    cfg = tmp_path / "old.yaml"
+    cfg.write_text(f"bench: {bench}\nmodel: oracle\nout: {tmp_path / 'o'}\nstrategy: stepwise\n")
+    res = _run("--config", str(cfg))
+    assert res.exit_code == 2 and "goes under 'options:'" in " ".join(res.output.split())
+
+
+def test_unknown_or_bad_benchmark_options_are_refused_by_name(tmp_path):
+    bench = _explore_bench(tmp_path)
+    argv = ["--bench", str(bench), "--model", "oracle", "--out", str(tmp_path / "r"), "--no-progress"]
+    res = _run(*argv, "--option", "strategy=stepwise", "--option", "segment_nm=2")
+    assert res.exit_code == 2, res.output
+    line = " ".join(res.output.split())
+    assert "--option segment_nm: benchmark 'explore' takes no run option 'segment_nm'" in line
+    assert "(its options: strategy, segment_num, window_size, turns, subset)" in line
+    assert "did you mean --option segment_num=" in line
+    assert len(res.output.strip().splitlines()) <= 3  # one line (wrapped by the terminal width at most)
+    for item, message in (
+        ("segment_num=two", "segment_num 'two': expected an integer"),
+        ("strategy=sideways", "strategy 'sideways': expected one-go or stepwise"),
+        ("turns=many", "turns 'many': expected single or multi"),
+        ("subset=huge", "subset 'huge': expected one of full, tiny, short, medium, long"),
+        ("strategy", "expected NAME=VALUE"),
+    ):
+        res = _run(*argv, "--option", item)
+        assert res.exit_code == 2 and message in " ".join(res.output.split()), (item, res.output)
+    # the benchmark's own checks still speak as before
+    res = _run(*argv, "--option", "strategy=stepwise", "--option", "segment_num=1")
+    assert res.exit_code == 2 and "segment_num must be at least 2, got 1" in res.output
+    assert not (tmp_path / "r" / "responses.sqlite").exists()
+
+    balanced_mc_bench(tmp_path / "mc", n_mc=4, n_int=0)
+    res = _run(
+        "--bench", str(tmp_path / "mc"), "--model", "random", "--out", str(tmp_path / "m"), "--option", "x=1"
+    )
+    assert res.exit_code == 2
+    assert "takes no run option 'x' (its options: none)" in " ".join(res.output.split())
 
 
 def test_values_are_cast_by_the_option_types():
@@ -139,20 +200,51 @@ def test_values_are_cast_by_the_option_types():
     import typer
 
     from egoworld.core.folders.files import InputFileError
-    from egoworld.runner.config_file import _cast, to_config
+    from egoworld.runner.config_file import cast, to_config
 
     class Fmt(enum.Enum):
         jpeg = "jpeg"
         png = "png"
 
     opt = typer.Option()
-    assert _cast("png", Annotated[Fmt, opt], "image_format", "f") is Fmt.png
+    assert cast("png", Annotated[Fmt, opt], "image_format", "f") is Fmt.png
     assert to_config({"image_format": Fmt.png, "bench": Path("b")}) == {"image_format": "png", "bench": "b"}
-    assert _cast("2", Annotated[int, opt], "frames", "f") == 2
-    assert _cast(0.5, Annotated[float | None, opt], "temperature", "f") == 0.5
-    assert _cast("no", Annotated[bool, opt], "progress", "f") is False
-    assert _cast(["a", "b"], Annotated[list[str] | None, opt], "model_arg", "f") == ["a", "b"]
-    assert _cast(["VMR", "VOC"], Annotated[str | None, opt], "tasks", "f") == "VMR,VOC"
+    assert cast("2", Annotated[int, opt], "frames", "f") == 2
+    assert cast(0.5, Annotated[float | None, opt], "temperature", "f") == 0.5
+    assert cast("no", Annotated[bool, opt], "progress", "f") is False
+    assert cast(["a", "b"], Annotated[list[str] | None, opt], "model_arg", "f") == ["a", "b"]
+    assert cast(["VMR", "VOC"], Annotated[str | None, opt], "tasks", "f") == "VMR,VOC"
     for value, ann in (("gif", Fmt), (True, int), ("x", float), ("maybe", bool), ({"a": 1}, str | None)):
         with pytest.raises(InputFileError, match="key 'k'"):
-            _cast(value, Annotated[ann, opt], "k", "f")
+            cast(value, Annotated[ann, opt], "k", "f")
+
+
+def test_run_options_parse_by_their_declared_type():
+    from egoworld.core.plugin import BenchmarkPlugin, RunOption, UnknownRunOption, parse_run_options
+
+    plugin = BenchmarkPlugin(
+        name="toy",
+        run_options=(
+            RunOption("fast", bool, False, "skip the slow part"),
+            RunOption("ratio", float, 0.5, "a share"),
+            RunOption("mode", str, "a", "a mode", ("a", "b", "c")),
+            RunOption("n", int),
+        ),
+    )
+    got = parse_run_options(plugin, {"n": "3", "fast": "yes", "ratio": 0.25, "mode": "c"})
+    assert got == {"fast": True, "ratio": 0.25, "mode": "c", "n": 3}  # in the declared order
+    assert parse_run_options(plugin, {"fast": False}) == {"fast": False}
+    for given, message in (
+        ({"fast": "maybe"}, "fast 'maybe': expected true or false"),
+        ({"ratio": "half"}, "ratio 'half': expected a number"),
+        ({"n": True}, "n True: expected an integer"),
+        ({"mode": "d"}, "mode 'd': expected one of a, b, c"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            parse_run_options(plugin, given)
+    with pytest.raises(
+        UnknownRunOption, match=r"takes no run option 'm' \(its options: fast, ratio, mode, n\)"
+    ):
+        parse_run_options(plugin, {"m": "a"})
+    assert plugin.run_options[2].describe() == "mode=a | b | c (default a): a mode"
+    assert plugin.run_options[3].describe() == "n=INT"

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import click
@@ -38,7 +39,11 @@ def _root(
 
 class Command(TyperCommand):
     """A command whose usage line leaves out hidden arguments (the old positional spellings of ``--bench`` /
-    ``--run``), as its help does."""
+    ``--run``), as its help does, and whose help shows the sections its function declares after the options
+    (``help_sections``: (title, function returning the text) pairs, computed only when help is printed, e.g.
+    every benchmark's run options under ``egoworld run --help``)."""
+
+    help_sections: tuple[tuple[str, Callable[[], str]], ...] = ()
 
     def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
@@ -46,6 +51,19 @@ class Command(TyperCommand):
             if not getattr(param, "hidden", False):
                 pieces.extend(param.get_usage_pieces(ctx))
         return pieces
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_options(ctx, formatter)
+        for title, text in self.help_sections:
+            with formatter.section(title):
+                for line in text().splitlines():
+                    formatter.write(f"{'':>{formatter.current_indent}}{line}\n")
+
+
+def command_class(obj: Any) -> type[Command]:
+    """`Command`, with the ``help_sections`` the command function ``obj`` declares."""
+    sections = tuple(getattr(obj, "help_sections", ()))
+    return type("Command", (Command,), {"help_sections": sections}) if sections else Command
 
 
 def command_entries() -> dict[tuple[str, ...], Any]:
@@ -101,7 +119,9 @@ def build_app() -> typer.Typer:
         if isinstance(obj, str):
             group(path)
         elif callable(obj):
-            group(path[:-1]).command(path[-1], cls=Command, hidden=bool(getattr(obj, "hidden", False)))(obj)
+            group(path[:-1]).command(
+                path[-1], cls=command_class(obj), hidden=bool(getattr(obj, "hidden", False))
+            )(obj)
         else:
             console.print(
                 f"[yellow]warning:[/] command entry point {' '.join(path)!r} is a {type(obj).__name__}, "

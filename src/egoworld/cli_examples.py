@@ -51,8 +51,6 @@ EXAMPLES: dict[str, str] = {
     "beyond3d demo": "egoworld beyond3d demo --out demo-beyond3d",
     "vsi-wild views": "egoworld vsi-wild views walk.mp4 --out views/",
     "vsi-wild demo": "egoworld vsi-wild demo --out demo-vsi-wild --questions-per-task 120",
-    "explore run": "egoworld explore run --bench bench/explore --model openai:M --base-url http://127.0.0.1:8000/v1 "
-    "--strategy stepwise --out runs/explore-m",
     "explore score": "egoworld explore score --bench bench/explore --predictions preds.json --out scored/ "
     "--judge openai:Qwen/Qwen3-8B,base_url=http://127.0.0.1:8001/v1",
     "explore agreement": "egoworld explore agreement --run runs/explore-m --run runs/explore-m-judge2",

@@ -80,7 +80,7 @@ def test_same_flag_same_meaning_across_commands(helps):
             if m:
                 assert meaning.lower() in m.group(1).lower(), (name, flag, m.group(1))
     assert "--per-task" in helps["run"] and "--per-task" not in helps["build vsi-wild"]
-    for cmd in ("run", "doctor", "explore run"):
+    for cmd in ("run", "doctor"):
         assert "--api-key-env" in helps[cmd], cmd
 
 

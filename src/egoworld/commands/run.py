@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from egoworld.commands.config_options import config_options
 from egoworld.core.errors import fail
-from egoworld.runner.config_file import config_options
 from egoworld.runner.outcome import finish_run
 
 
@@ -120,30 +120,25 @@ def run(
         str | None, typer.Option(help="Ray address ('auto' = the running cluster); default: start Ray here.")
     ] = None,
     shard_size: Annotated[int, typer.Option(help="Requests per Ray task (--executor ray).")] = 64,
-    strategy: Annotated[
-        str | None, typer.Option(help="EXPLORE inference strategy: one-go | stepwise.")
+    options: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option",
+            metavar="NAME=VALUE",
+            help="A run option of the benchmark (repeatable), parsed by the type it declares; each "
+            "benchmark's options are listed below. In --config: an 'options:' mapping.",
+        ),
     ] = None,
-    segment_num: Annotated[
-        int | None, typer.Option(help="EXPLORE stepwise: number of equal segments.")
-    ] = None,
-    window_size: Annotated[int | None, typer.Option(help="EXPLORE stepwise: actions per window.")] = None,
-    turns: Annotated[
-        str | None,
-        typer.Option(help="EXPLORE stepwise: single (one JSON-list reply) | multi (one turn per step)."),
-    ] = None,
-    subset: Annotated[
-        str | None, typer.Option(help="EXPLORE samples: full | tiny | short | medium | long.")
-    ] = None,
+    recorded_command: dict[str, Any] | None = None,
 ) -> None:
     """Run a model over a benchmark and store every response (SQLite, resumable).
 
     Each (question, option order, epoch) is one request, keyed by a hash of the model, its settings, the
-    prompt, the media and the order; a benchmark may plan its own chains of requests instead (EXPLORE's
-    --strategy, --setting image). A rerun of the same command skips what is done and retries what
-    failed. Exit code 3 means some requests still failed (rerun to retry them).
+    prompt, the media and the order; a benchmark may plan its own chains of requests instead, set by its
+    run options (--option NAME=VALUE, listed below). A rerun of the same command skips what is done and
+    retries what failed. Exit code 3 means some requests still failed (rerun to retry them).
     """
     from egoworld.core.folders.files import InputFileError
-    from egoworld.core.run_config import bench_options
     from egoworld.runner.run import run_benchmark
     from egoworld.runner.run_flags import run_config_from_flags
 
@@ -152,6 +147,7 @@ def run(
             from egoworld.campaign.experiment_trackers import parse_track
 
             parse_track(track)
+        bench_options = run_options(bench, options)
         cfg = run_config_from_flags(
             bench=bench,
             model=model,
@@ -183,13 +179,8 @@ def run(
             executor=executor,
             address=address,
             shard_size=shard_size,
-            options=bench_options(
-                strategy=strategy,
-                segment_num=segment_num,
-                window_size=window_size,
-                turns=turns,
-                subset=subset,
-            ),
+            options=bench_options,
+            command=recorded_command,
         )
         summary = run_benchmark(cfg)
     except (InputFileError, ValueError, RuntimeError) as exc:
@@ -210,3 +201,57 @@ def track_run(out: Path, track: str) -> None:
         print(f"tracked: {log_run(out, track)}")
     except (InputFileError, ValueError, RuntimeError) as exc:
         fail(f"--track {track}: {exc}")
+
+
+def run_options(bench: Path, items: list[str] | None) -> dict[str, Any]:
+    """``--option NAME=VALUE`` items parsed by the types the benchmark's plug-in declares (the last of a
+    name given twice wins); a malformed item, an option the benchmark does not take or a bad value raises
+    a ValueError naming the benchmark's options and the fix."""
+    if not items:
+        return {}
+    import difflib
+
+    from egoworld.core.folders.bench_folder import FOLDER
+    from egoworld.core.plugin import UnknownRunOption, parse_run_options, plugin_for
+    from egoworld.core.schema import Manifest
+
+    given: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--option {item!r}: expected NAME=VALUE, e.g. --option strategy=stepwise")
+        given[name.strip()] = value.strip()
+    plugin = plugin_for(FOLDER.read_header(bench, Manifest).name)
+    try:
+        return parse_run_options(plugin, given)
+    except UnknownRunOption as exc:
+        declared = [o.name for o in plugin.run_options]
+        wrong = next(k for k in given if k not in declared)
+        close = difflib.get_close_matches(wrong, declared, n=1)
+        fix = f"did you mean --option {close[0]}=…?" if close else "drop it"
+        raise ValueError(
+            f"--option {wrong}: {exc}; {fix} (`egoworld run --help` lists every benchmark's options)"
+        ) from None
+    except ValueError as exc:
+        raise ValueError(f"--option {exc}") from None
+
+
+def options_help() -> str:
+    """The run options of every registered benchmark, for the end of ``egoworld run --help`` (read from the
+    plug-ins, so the list cannot drift from what the benchmarks take)."""
+    from egoworld.core import registry
+    from egoworld.core.plugin import plugin_for
+
+    lines = []
+    for name in registry.names(registry.BENCHMARKS):
+        try:
+            plugin = plugin_for(name)
+        except registry.RegistryError:  # a broken plug-in: its options are not listed, the rest are
+            continue
+        if plugin.run_options:
+            lines.append(f"{plugin.title or name} (--option NAME=VALUE; benchmark '{name}'):")
+            lines += [f"  {o.describe()}" for o in plugin.run_options]
+    return "\n".join(lines) or "No installed benchmark declares run options."
+
+
+run.help_sections = (("Benchmark run options", options_help),)  # type: ignore[attr-defined]

@@ -179,6 +179,73 @@ class LeaderboardLayout(Protocol):
     def __call__(self, tasks: Sequence[str], /) -> list[LeaderboardColumn]: ...
 
 
+@dataclass(frozen=True)
+class RunOption:
+    """One run option a benchmark takes (``egoworld run --option NAME=VALUE``, a run config's ``options:``):
+    its name, type (str, int, float or bool), default (what the plan uses when the option is not given; None:
+    none), help and, for a str option, the allowed values. Given options reach ``plan_requests`` as
+    ``RunConfig.options``, parsed by ``type``."""
+
+    name: str
+    type: type = str
+    default: Any = None
+    help: str = ""
+    choices: tuple[str, ...] = ()
+
+    def parse(self, value: Any) -> Any:
+        """``value`` (the text after ``=``, or a config file's scalar) as this option's type; a ValueError
+        names the option, the value and what it takes (``turns 'x': expected single or multi``)."""
+        if self.type is bool:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in _TRUE | _FALSE:
+                return text in _TRUE
+            raise ValueError(f"{self.name} {value!r}: expected true or false")
+        if self.type in (int, float):
+            if not isinstance(value, bool):
+                try:
+                    return self.type(str(value).strip())
+                except ValueError:
+                    pass
+            expected = "an integer" if self.type is int else "a number"
+            raise ValueError(f"{self.name} {value!r}: expected {expected}")
+        text = str(value)
+        if self.choices and text not in self.choices:
+            raise ValueError(f"{self.name} {text!r}: expected {_one_of(self.choices)}")
+        return text
+
+    def describe(self) -> str:
+        """``strategy=one-go | stepwise (default one-go): help`` for help texts."""
+        values = " | ".join(self.choices) if self.choices else self.type.__name__.upper()
+        default = f" (default {self.default})" if self.default is not None else ""
+        return f"{self.name}={values}{default}: {self.help}".rstrip(": ")
+
+
+_TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
+
+
+def _one_of(choices: Sequence[str]) -> str:
+    return " or ".join(choices) if len(choices) == 2 else "one of " + ", ".join(choices)
+
+
+class UnknownRunOption(ValueError):
+    """A run option the benchmark does not declare."""
+
+
+def parse_run_options(plugin: BenchmarkPlugin, given: dict[str, Any]) -> dict[str, Any]:
+    """The options ``given`` (name → text or scalar) parsed by the types ``plugin`` declares, in the
+    declared order; an undeclared name raises `UnknownRunOption` naming the benchmark's options."""
+    declared = {o.name: o for o in plugin.run_options}
+    unknown = [k for k in given if k not in declared]
+    if unknown:
+        listed = ", ".join(declared) if declared else "none"
+        raise UnknownRunOption(
+            f"benchmark {plugin.name!r} takes no run option {unknown[0]!r} (its options: {listed})"
+        )
+    return {k: declared[k].parse(given[k]) for k in declared if k in given}
+
+
 class PanelsHook(Protocol):
     """Viewer panels for one sample."""
 
@@ -205,6 +272,8 @@ class BenchmarkPlugin:
     query_time: QueryTime | None = None
     lmms_eval_log: LmmsEvalLog | None = None
     plan_requests: PlanRequests | None = None
+    #: the run options ``plan_requests`` reads (``egoworld run --option NAME=VALUE``; listed in its --help)
+    run_options: tuple[RunOption, ...] = ()
     #: the paper's leaderboard layout (default: one column per task and their macro average)
     leaderboard: LeaderboardLayout | None = None
     #: human titles of tasks and aggregates (default: the manifest's task titles)

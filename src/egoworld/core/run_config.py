@@ -49,14 +49,12 @@ class RunConfig:
     options: dict[str, Any] = field(default_factory=dict)
     cache: Path | None = None  # a response cache folder shared across runs (egoworld.runner.response_cache)
     price: str | None = None  # "in=P,out=Q": dollars per million prompt / completion tokens, for run.json
+    #: the command line that made the run, as run.json's ``command`` records it (``{"name": "run", "config":
+    #: {option: value}}``, what ``--from`` reads back); None for runs started from Python
+    command: dict[str, Any] | None = None
 
     def selection(self) -> dict[str, Any]:
         return {"tasks": self.tasks, "limit": self.limit, "per_task": self.per_task}
-
-
-def bench_options(**given: Any) -> dict[str, Any]:
-    """A benchmark's run options from command-line flags: the ones given (not None)."""
-    return {k: v for k, v in given.items() if v is not None}
 
 
 def check_resumable(out: Path, manifest: dict[str, Any]) -> None:
@@ -76,6 +74,7 @@ def check_resumable(out: Path, manifest: dict[str, Any]) -> None:
 
 def config_dict(cfg: RunConfig) -> dict[str, Any]:
     d = asdict(cfg)
+    del d["command"]  # (run.json records it beside the config, as ``command``)
     if not d["options"]:
         del d["options"]  # (run.json as before for runs without benchmark options)
     d["bench"] = str(cfg.bench)

@@ -1,12 +1,13 @@
 """Run configs: ``--config run.yaml`` and ``--from RUN_DIR`` for a run command, with a schema read off the
-command's own options.
+command's own options (the Typer side, which adds the two options to a command, is
+`egoworld.commands.config_options`; this module reads and casts, and imports no Typer).
 
 The keys of a config file are the command's option names (``frame_policy`` or ``frame-policy``); every option
 a command has is a key, so an option added to ``egoworld run`` is a config key without touching this module.
 Precedence: the command's defaults < the recorded run (``--from``) < the config file (``--config``) < flags
 given on the command line. Unknown keys are refused, naming the key and the file. The options a run finally
 used are recorded in its ``run.json`` as ``command`` ({"name", "config"}) in the same schema, which is what
-``--from`` reads back.
+``--from`` reads back; the command passes them to the runner in ``RunConfig.command``.
 """
 
 from __future__ import annotations
@@ -16,26 +17,11 @@ import enum
 import inspect
 import types
 import typing
-from collections.abc import Callable
-from contextvars import ContextVar
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Annotated, Any
 
-import typer
-
 from egoworld.core.folders.files import InputFileError, read_input_text, read_json
-
-#: the options of the command now running, in the config schema (read by the run manifests)
-_RECORDED: ContextVar[dict[str, Any] | None] = ContextVar("egoworld_run_command", default=None)
-
-_CTX, _CONFIG, _FROM = "config_file_ctx", "config_file", "config_from_run"
-#: where a value counts as given by the user (names of click's ParameterSource, also in Typer's own copy)
-_CLI_SOURCES = {"COMMANDLINE", "ENVIRONMENT", "PROMPT"}
-
-
-def recorded_command() -> dict[str, Any] | None:
-    """``{"name": "run", "config": {...}}`` for the command now running; None outside the command line."""
-    return _RECORDED.get()
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
@@ -56,8 +42,10 @@ def load_config_file(path: Path) -> dict[str, Any]:
     return data
 
 
-def recorded_config(run_dir: Path, command: str) -> dict[str, Any]:
-    """The options a run folder was made with (``run.json`` → ``command.config``)."""
+def recorded_config(run_dir: Path, command: str, keys: Collection[str] = ()) -> dict[str, Any]:
+    """The options a run folder was made with (``run.json`` → ``command.config``), with a benchmark's run
+    options that an older run recorded as top-level keys (``strategy: stepwise``; ``null`` when not given)
+    moved into ``options`` (``["strategy=stepwise"]``); ``keys``: the command's own option names."""
     path = run_dir / "run.json"
     if not path.is_file():
         raise InputFileError(f"--from {run_dir}: no run.json there (is it a run folder?)")
@@ -71,31 +59,68 @@ def recorded_config(run_dir: Path, command: str) -> dict[str, Any]:
         raise InputFileError(
             f"--from {run_dir}: that run was made by `egoworld {recorded.get('name')}`, not `egoworld {command}`"
         )
-    return recorded["config"]
+    return _older_options(recorded["config"], set(keys))
+
+
+def _older_options(config: dict[str, Any], keys: set[str]) -> dict[str, Any]:
+    older = [k for k in config if k not in keys and k in _run_option_names()] if "options" in keys else []
+    if not older or config.get("options"):
+        return config
+    given = [f"{k}={json_scalar(config[k])}" for k in older if config[k] is not None]
+    out = {k: v for k, v in config.items() if k not in older}
+    return {**out, "options": given} if given else out
+
+
+#: a command callback's parameter that is no option: the command's recorded options are passed in it
+RECORDED_PARAM = "recorded_command"
 
 
 def schema(callback: Callable[..., Any]) -> dict[str, Any]:
-    """Config keys of a command: its callback's parameters (option names in Python spelling) → annotation."""
+    """Config keys of a command: its callback's parameters (option names in Python spelling) → annotation;
+    the command-line context and `RECORDED_PARAM` are no keys."""
     hints = typing.get_type_hints(callback, include_extras=True)
     return {
         name: hints.get(name, p.annotation)
         for name, p in inspect.signature(callback).parameters.items()
-        if _base_type(hints.get(name, p.annotation)) is not typer.Context
+        if name != RECORDED_PARAM and not _is_context(base_type(hints.get(name, p.annotation)))
     }
 
 
-def _normalise(data: dict[str, Any], keys: dict[str, Any], where: str) -> dict[str, Any]:
+def _is_context(kind: Any) -> bool:
+    """A click (or Typer) ``Context`` parameter, told by its class's ancestry without importing either."""
+    return isinstance(kind, type) and any(
+        c.__name__ == "Context" and c.__module__.split(".")[0] == "click" for c in kind.__mro__
+    )
+
+
+def normalise(data: dict[str, Any], keys: dict[str, Any], where: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for raw_key, value in data.items():
         key = str(raw_key).replace("-", "_")
         if key not in keys:
             close = difflib.get_close_matches(key, list(keys), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
+            if "options" in keys and key in _run_option_names():
+                hint = f"; a benchmark's run option goes under 'options:' ({{{key}: …}}, or --option {key}=…)"
             raise InputFileError(
                 f"{where}: unknown key {raw_key!r}{hint} (keys are the command's options: {', '.join(keys)})"
             )
         out[key] = value
     return out
+
+
+def _run_option_names() -> set[str]:
+    """The run options every installed benchmark declares (for the hint on a top-level key that is one)."""
+    from egoworld.core import registry
+    from egoworld.core.plugin import plugin_for
+
+    names: set[str] = set()
+    for bench in registry.names(registry.BENCHMARKS):
+        try:
+            names |= {o.name for o in plugin_for(bench).run_options}
+        except registry.RegistryError:
+            continue
+    return names
 
 
 def _scalar(value: Any, kind: Any, key: str, where: str) -> Any:
@@ -145,11 +170,11 @@ def json_scalar(value: Any) -> str:
     return str(value)
 
 
-def _cast(value: Any, annotation: Any, key: str, where: str) -> Any:
+def cast(value: Any, annotation: Any, key: str, where: str) -> Any:
     """A config value as the command's parameter of type ``annotation`` takes it."""
     if value is None:
         return None
-    kind = _base_type(annotation)
+    kind = base_type(annotation)
     if _is_list(annotation):
         if isinstance(value, dict):  # model_arg: {stop: "</s>"} → ["stop=</s>"]
             value = [f"{k}={json_scalar(v)}" for k, v in value.items()]
@@ -191,122 +216,8 @@ def _is_list(annotation: Any) -> bool:
     return typing.get_origin(_strip(annotation)) in (list, tuple)
 
 
-def _base_type(annotation: Any) -> Any:
+def base_type(annotation: Any) -> Any:
     annotation = _strip(annotation)
     if typing.get_origin(annotation) in (list, tuple):
         annotation = typing.get_args(annotation)[0]
     return annotation
-
-
-def _optional(annotation: Any) -> Any:
-    """``Annotated[X, info]`` → ``Annotated[X | None, info]`` (a required option may come from a config)."""
-    if typing.get_origin(annotation) is Annotated:
-        base, *meta = typing.get_args(annotation)
-        return Annotated[(base | None, *meta)]
-    return annotation | None
-
-
-def with_config_file(callback: Callable[..., Any], command_name: str) -> Callable[..., Any]:
-    """Wrap a Typer command callback so it also takes ``--config FILE`` and ``--from RUN_DIR``."""
-    hints = typing.get_type_hints(callback, include_extras=True)
-    original = inspect.signature(callback)
-    required: list[str] = []
-    params: list[inspect.Parameter] = []
-    for p in original.parameters.values():
-        annotation, default = hints.get(p.name, p.annotation), p.default
-        if default is inspect.Parameter.empty:
-            required.append(p.name)
-            annotation, default = _optional(annotation), None
-        params.append(p.replace(annotation=annotation, default=default, kind=inspect.Parameter.KEYWORD_ONLY))
-    keys = schema(callback)
-    kw = inspect.Parameter.KEYWORD_ONLY
-    params += [
-        inspect.Parameter(_CTX, kw, annotation=typer.Context),
-        inspect.Parameter(
-            _CONFIG,
-            kw,
-            default=None,
-            annotation=Annotated[
-                Path | None,
-                typer.Option(
-                    "--config",
-                    help="YAML file of options (keys = this command's option names; flags given here win).",
-                ),
-            ],
-        ),
-        inspect.Parameter(
-            _FROM,
-            kw,
-            default=None,
-            annotation=Annotated[
-                Path | None,
-                typer.Option(
-                    "--from",
-                    help="Re-run a recorded run's exact options (its run.json); flags given here win, "
-                    "e.g. --out NEW, --model M.",
-                ),
-            ],
-        ),
-    ]
-
-    def wrapper(**kwargs: Any) -> Any:
-        ctx: typer.Context = kwargs.pop(_CTX)
-        config_path: Path | None = kwargs.pop(_CONFIG)
-        from_run: Path | None = kwargs.pop(_FROM)
-        try:
-            values = resolve(ctx, kwargs, config_path, from_run, command_name, keys)
-            missing = [n for n in required if values.get(n) is None]
-            if missing:
-                flags = ", ".join("--" + n.replace("_", "-") for n in missing)
-                raise InputFileError(
-                    f"missing {flags}: give it on the command line, in --config or via --from"
-                )
-        except InputFileError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
-        token = _RECORDED.set({"name": command_name, "config": to_config(values)})
-        try:
-            return callback(**values)
-        finally:
-            _RECORDED.reset(token)
-
-    wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {p.name: p.annotation for p in params}
-    wrapper.__doc__ = callback.__doc__
-    wrapper.__name__ = callback.__name__
-    wrapper.__module__ = callback.__module__
-    return wrapper
-
-
-def config_options(command_name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: the command ``command_name`` (e.g. "run") also takes ``--config FILE`` and ``--from RUN_DIR``."""
-
-    def wrap(callback: Callable[..., Any]) -> Callable[..., Any]:
-        return with_config_file(callback, command_name)
-
-    return wrap
-
-
-def resolve(
-    ctx: typer.Context,
-    given: dict[str, Any],
-    config_path: Path | None,
-    from_run: Path | None,
-    command_name: str,
-    keys: dict[str, Any],
-) -> dict[str, Any]:
-    """Merge defaults < ``--from`` < ``--config`` < command-line flags into the callback's keyword values."""
-    layered: dict[str, tuple[Any, str]] = {}
-    if from_run is not None:
-        where = f"{from_run / 'run.json'} (command.config)"
-        for k, v in _normalise(recorded_config(from_run, command_name), keys, where).items():
-            layered[k] = (v, where)
-    if config_path is not None:
-        for k, v in _normalise(load_config_file(config_path), keys, str(config_path)).items():
-            layered[k] = (v, str(config_path))
-    values = dict(given)
-    for name, (value, where) in layered.items():
-        if getattr(ctx.get_parameter_source(name), "name", "") in _CLI_SOURCES:
-            continue
-        values[name] = _cast(value, keys[name], name, where)
-    return values

@@ -35,7 +35,6 @@ from egoworld.core.schema import Sample
 from egoworld.models.preflight import served_model_warning
 from egoworld.models.spec import create_model
 from egoworld.runner.chain_runner import ChainRunner
-from egoworld.runner.config_file import recorded_command
 from egoworld.runner.figures import parse_price, usage_figures
 from egoworld.runner.inputs import InputSettings, check_media, open_inputs
 from egoworld.runner.ray_executor import execute_with_ray
@@ -60,7 +59,7 @@ def run_manifest(cfg: RunConfig, bench: Benchmark, model: Model) -> dict[str, An
         "selection": cfg.selection(),
         "executor": cfg.executor,
         "config": config_dict(cfg),
-        "command": recorded_command(),
+        "command": cfg.command,
     }
 
 
@@ -92,7 +91,7 @@ def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
     manifest = run_manifest(cfg, bench, model)
     out = Path(cfg.out)
     check_resumable(out, manifest)
-    with folder_lock(out, _command_label()):
+    with folder_lock(out, _command_label(cfg)):
         return _run_locked(cfg, bench, samples, settings, mode, model, given_model, manifest, out, notes)
 
 
@@ -246,9 +245,9 @@ def planned_chains(bench: Benchmark, cfg: RunConfig) -> ChainPlan | None:
     return plan
 
 
-def _command_label() -> str:
-    """The command holding a run folder's lock, as its lock file names it (``egoworld explore run``)."""
-    command = recorded_command()
+def _command_label(cfg: RunConfig) -> str:
+    """The command holding a run folder's lock, as its lock file names it (``egoworld run``)."""
+    command = cfg.command
     return f"egoworld {command['name']}" if command else "egoworld run"
 
 
@@ -261,7 +260,7 @@ def chain_manifest(cfg: RunConfig, bench: Benchmark, model: Model, plan: ChainPl
         "model": model.identity(),
         "model_spec": cfg.model,
         **plan.manifest,
-        "command": recorded_command(),
+        "command": cfg.command,
     }
 
 
@@ -278,7 +277,7 @@ def _run_chains(cfg: RunConfig, bench: Benchmark, plan: ChainPlan, model: Model 
     manifest = chain_manifest(cfg, bench, model, plan)
     out = Path(cfg.out)
     check_resumable(out, manifest)
-    with folder_lock(out, _command_label()):
+    with folder_lock(out, _command_label(cfg)):
         write_json(out / RUN_MANIFEST, {**manifest, "status": "running"})
         try:
             return _run_chains_locked(cfg, plan, model, manifest, out, golds)

@@ -1,6 +1,5 @@
-"""A `RunConfig` from a run command's flags, built one way for ``egoworld run`` and its hidden
-``egoworld explore run`` alias: the model arguments (``--model-arg`` items plus the dedicated flags) and the
-comma-separated ``--tasks``."""
+"""A `RunConfig` from ``egoworld run``'s flags: the model arguments (``--model-arg`` items plus the
+dedicated flags) and the comma-separated ``--tasks``."""
 
 from __future__ import annotations
 
@@ -28,12 +27,10 @@ def run_config_from_flags(
     timeout: float | None,
     api_key_env: str | None,
     tasks: str | None,
-    server_max_tokens: str | None = None,
     **settings: Any,
 ) -> RunConfig:
-    """The run of these flags; ``server_max_tokens``: the generation limit an ``openai:`` model gets when
-    neither ``--max-tokens`` nor ``--model-arg max_tokens=…`` sets one; ``settings``: other `RunConfig`
-    fields."""
+    """The run of these flags; ``settings``: other `RunConfig` fields (``options``: the benchmark's run
+    options, already parsed; ``command``: the command line recorded in run.json)."""
     args = model_args_with_flags(
         model_arg,
         base_url=base_url,
@@ -42,6 +39,4 @@ def run_config_from_flags(
         timeout=timeout,
         api_key_env=api_key_env,
     )
-    if server_max_tokens is not None and model.startswith("openai:"):
-        args.setdefault("max_tokens", server_max_tokens)
     return RunConfig(bench=bench, model=model, out=out, model_args=args, tasks=task_list(tasks), **settings)

@@ -1,6 +1,6 @@
 """EXPLORE commands: ``import explore-anno``, ``build explore`` (EPIC-KITCHENS-100 sequences) and the
-``explore`` group (``score`` predictions made elsewhere, ``agreement``, ``report`` of Tables 2–3, and ``run``,
-a hidden alias of ``egoworld run`` with EXPLORE's defaults), registered in pyproject.toml. Heavy imports (spaCy,
+``explore`` group (``score`` predictions made elsewhere, ``agreement``, ``report`` of Tables 2–3), registered
+in pyproject.toml; runs are ``egoworld run --setting image --option strategy=…``. Heavy imports (spaCy,
 torch, sentence-transformers) stay inside the command functions."""
 
 from __future__ import annotations
@@ -11,16 +11,14 @@ from typing import Annotated, Any
 import typer
 
 from egoworld.core.errors import console, fail
-from egoworld.runner.config_file import config_options
 from egoworld.scoring.outcome import check_scored
 
 JUDGE_HELP = (
     "lexical (built-in, offline; not comparable to the paper) | openai:<model>[,base_url=URL,concurrency=N,…]"
 )
-DEFAULT_MAX_TOKENS = "2048"
 GROUP_HELP = (
     "EXPLORE-Bench: scoring predictions made elsewhere with a judge, judge agreement, Tables 2-3 "
-    "(runs: `egoworld run --strategy …`)."
+    "(runs: `egoworld run --setting image --option strategy=…`)."
 )
 
 
@@ -133,85 +131,6 @@ def build_explore(
     console.print(f"wrote {out}: {len(bench.samples)} instances ({counts})")
 
 
-@config_options("explore run")
-def explore_run(
-    bench: Annotated[Path, typer.Option("--bench", help="EXPLORE benchmark folder.")],
-    model: Annotated[str, typer.Option("--model", help="openai:<model> | oracle | copy-initial | …")],
-    out: Annotated[Path, typer.Option("--out", help="Run folder; rerunning the same command resumes it.")],
-    strategy: Annotated[str, typer.Option(help="one-go | stepwise.")] = "one-go",
-    segment_num: Annotated[int | None, typer.Option(help="Stepwise: number of equal segments.")] = None,
-    window_size: Annotated[int | None, typer.Option(help="Stepwise: actions per window.")] = None,
-    turns: Annotated[
-        str, typer.Option(help="Stepwise: single (one JSON-list reply) | multi (one turn per step).")
-    ] = "single",
-    setting: Annotated[
-        str, typer.Option(help="image (initial scene image) | text (actions only).")
-    ] = "image",
-    subset: Annotated[str, typer.Option(help="full | tiny | short | medium | long.")] = "full",
-    tasks: Annotated[
-        str | None, typer.Option(help="Comma-separated tasks (scene, abnormal, unannotated).")
-    ] = None,
-    limit: Annotated[int | None, typer.Option(help="Only the first N selected samples.")] = None,
-    concurrency: Annotated[int, typer.Option(help="Requests in flight at once.")] = 8,
-    base_url: Annotated[str | None, typer.Option(help="Server URL for openai:<model>.")] = None,
-    max_tokens: Annotated[
-        int | None,
-        typer.Option(help="Generation limit for server models (default 2048: scene descriptions are long)."),
-    ] = None,
-    temperature: Annotated[float | None, typer.Option(help="Sampling temperature (default 0).")] = None,
-    timeout: Annotated[float | None, typer.Option(help="Seconds before a request times out.")] = None,
-    model_arg: Annotated[
-        list[str] | None,
-        typer.Option("--model-arg", help="Backend options key=value (repeatable; 'a=1 b=2' too)."),
-    ] = None,
-    api_key_env: Annotated[
-        str | None,
-        typer.Option(help="Environment variable holding the API key (default OPENAI_API_KEY)."),
-    ] = None,
-    seed: Annotated[int, typer.Option(help="Seed passed to seeded backends.")] = 0,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
-) -> None:
-    """Run a model with an inference strategy: `egoworld run` with EXPLORE's defaults (--setting image,
-    --strategy one-go, max_tokens 2048 for server models); kept for older scripts."""
-    from egoworld.runner.outcome import finish_run
-    from egoworld.runner.run import run_benchmark
-    from egoworld.runner.run_flags import run_config_from_flags
-
-    try:
-        cfg = run_config_from_flags(
-            bench=bench,
-            model=model,
-            out=out,
-            model_arg=model_arg,
-            base_url=base_url,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            timeout=timeout,
-            api_key_env=api_key_env,
-            tasks=tasks,
-            server_max_tokens=DEFAULT_MAX_TOKENS,
-            setting=setting,
-            limit=limit,
-            seed=seed,
-            concurrency=concurrency,
-            progress=progress,
-            options={
-                "strategy": strategy,
-                "segment_num": segment_num,
-                "window_size": window_size,
-                "turns": turns,
-                "subset": subset,
-            },
-        )
-        summary = run_benchmark(cfg)
-    except _errors() as exc:
-        fail(exc)
-    finish_run(summary, out)
-
-
-explore_run.hidden = True  # type: ignore[attr-defined]  # an alias of `egoworld run`, for older scripts
-
-
 def explore_score(
     bench: Annotated[Path, typer.Option("--bench", help="EXPLORE benchmark folder (annotations).")],
     predictions: Annotated[
@@ -262,14 +181,11 @@ def explore_agreement(
     include_no_evidence: Annotated[
         bool, typer.Option(help="Count items scored 0 without a judge call.")
     ] = False,
-    old_runs: Annotated[list[Path] | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Spearman correlation between two judges' item scores, or between a judge and human scores."""
     import json
 
-    from egoworld.core.aliases import folders
-
-    chosen = folders(runs, old_runs, "--run")
+    chosen = _run_folders(runs)
     if len(chosen) > 2:
         fail(f"--run: at most two scored folders (two judges), got {len(chosen)}")
     first, second = chosen[0], (chosen[1] if len(chosen) > 1 else None)
@@ -300,19 +216,24 @@ def explore_report_cmd(
         list[Path] | None,
         typer.Option("--run", help="Scored EXPLORE run folder (repeatable; runs or scored predictions)."),
     ] = None,
-    old_runs: Annotated[list[Path] | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Table 2 (Short/Medium/Long/Full), Table 3 (abnormal), lengths, cost and the stepwise sweep plot."""
     from egoworld.benchmarks.explore.paper_tables import explore_report
-    from egoworld.core.aliases import folders as given_folders
 
-    folders = given_folders(runs, old_runs, "--run")
+    folders = _run_folders(runs)
 
     try:
         path = explore_report(folders, out)
     except _errors() as exc:
         fail(exc)
     print(path.read_text(encoding="utf-8"))
+
+
+def _run_folders(runs: list[Path] | None) -> list[Path]:
+    """The folders of the repeatable ``--run``; none fails naming the flag."""
+    if not runs:
+        fail("missing --run DIR (repeatable: --run A --run B)")
+    return runs
 
 
 def _print_summary(summary: dict[str, Any]) -> None:

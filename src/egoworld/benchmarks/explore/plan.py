@@ -6,8 +6,8 @@ of requests that `egoworld run` sends (`egoworld.runner.chain_runner`).
 * ``stepwise`` + ``multi`` turn: one request per segment (``turn-001`` …); turn k quotes turn k−1's reply and
   re-sends the initial image, so its request key covers that reply.
 
-The run options (``RunConfig.options``) are ``strategy``, ``segment_num``, ``window_size``, ``turns`` and
-``subset``; the setting is ``image`` (the initial scene image) or ``text``. A run given none of them in the
+The run options (`RUN_OPTIONS`, given as ``egoworld run --option NAME=VALUE`` and read from
+``RunConfig.options``) are ``strategy``, ``segment_num``, ``window_size``, ``turns`` and ``subset``; the setting is ``image`` (the initial scene image) or ``text``. A run given none of them in the
 text setting is left to the standard runner (the one-go prompt, one request per sample and epoch), as
 `egoworld run` always did, so older run folders resume.
 """
@@ -27,34 +27,46 @@ from egoworld.benchmarks.explore.prompts import (
     one_go_prompt,
     single_turn_prompt,
 )
-from egoworld.benchmarks.explore.selection import select_explore_samples
+from egoworld.benchmarks.explore.selection import SUBSETS, select_explore_samples
 from egoworld.benchmarks.explore.strategy import Strategy, clean_reply, step_labels
 from egoworld.core.chains import Chain, ChainPlan, Step
 from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.folders.files import InputFileError, read_json_object
 from egoworld.core.model import Part, TextPart
+from egoworld.core.plugin import RunOption
 from egoworld.core.run_config import RUN_MANIFEST, RunConfig
 from egoworld.core.schema import Sample
 
 SETTINGS = ("image", "text")
-#: the run options EXPLORE takes (``RunConfig.options``)
-OPTIONS = ("strategy", "segment_num", "window_size", "turns", "subset")
+#: the run options EXPLORE takes (``egoworld run --option NAME=VALUE``, ``RunConfig.options``)
+RUN_OPTIONS = (
+    RunOption("strategy", str, "one-go", "inference strategy", ("one-go", "stepwise")),
+    RunOption("segment_num", int, None, "stepwise: number of equal segments (at least 2)"),
+    RunOption("window_size", int, None, "stepwise: actions per window (at least 1)"),
+    RunOption(
+        "turns", str, "single", "stepwise: one JSON-list reply | one turn per step", ("single", "multi")
+    ),
+    RunOption("subset", str, "full", "samples to run", SUBSETS),
+)
+OPTIONS = tuple(o.name for o in RUN_OPTIONS)
+_DEFAULTS = {o.name: o.default for o in RUN_OPTIONS}
 #: the executor name run.json has recorded for EXPLORE's chained runs since they had a driver of their own
 EXECUTOR = "explore-driver"
 
 
 def strategy_of(options: dict[str, Any]) -> tuple[Strategy, str]:
-    """The strategy and subset that run options ask for (defaults: one-go, full)."""
+    """The strategy and subset that run options ask for (the defaults of `RUN_OPTIONS`: one-go, full)."""
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise ValueError(f"EXPLORE run options {unknown}: expected some of {', '.join(OPTIONS)}")
+    given = {**_DEFAULTS, **{k: v for k, v in options.items() if v is not None}}
     strategy = Strategy(
-        kind=options.get("strategy") or "one-go",
-        segment_num=options.get("segment_num"),
-        window_size=options.get("window_size"),
-        turns=options.get("turns") or "single",
+        kind=given["strategy"] or _DEFAULTS["strategy"],
+        segment_num=given["segment_num"],
+        window_size=given["window_size"],
+        turns=given["turns"] or _DEFAULTS["turns"],
     )
-    return strategy, str(options.get("subset") or "full")
+    return strategy, str(given["subset"] or _DEFAULTS["subset"])
 
 
 def _scene_after(inst: Instance, n: int) -> Scene | None:
@@ -165,7 +177,7 @@ def plan_requests(bench: Benchmark, cfg: RunConfig) -> ChainPlan | None:
     _check_plain(cfg)
     samples = select_explore_samples(bench, subset=subset, tasks=cfg.tasks, limit=cfg.limit)
     if not samples:
-        raise ValueError("no samples selected (check --subset / --tasks / --limit)")
+        raise ValueError("no samples selected (check --option subset=… / --tasks / --limit)")
     if cfg.setting == "image":
         check_images(bench, samples)
     _check_same_strategy(cfg, strategy)

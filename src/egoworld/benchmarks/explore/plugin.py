@@ -1,8 +1,8 @@
 """EXPLORE plug-in: the strategies' request chains (`egoworld.benchmarks.explore.plan`), the one-go prompt
 and gold reply of the standard plan, and the judge-based scorer.
 
-`egoworld run` sends the chains of ``--strategy one-go | stepwise`` (one request per sample, or several
-dependent ones); without EXPLORE options in the text setting it keeps the standard plan (the one-go prompt,
+`egoworld run` sends the chains of ``--option strategy=one-go | stepwise`` (one request per sample, or
+several dependent ones; the options are `plan.RUN_OPTIONS`); without EXPLORE options in the text setting it keeps the standard plan (the one-go prompt,
 one request per sample and epoch). Either run folder is scored by `egoworld score RUNDIR --judge …`.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from egoworld.benchmarks.explore import BENCHMARK_NAME, TASK_ORDER, TASK_SCENE
 from egoworld.benchmarks.explore.instances import instance_from_sample
-from egoworld.benchmarks.explore.plan import plan_requests
+from egoworld.benchmarks.explore.plan import RUN_OPTIONS, plan_requests
 from egoworld.benchmarks.explore.prompts import describe_scene, one_go_prompt
 from egoworld.core.permutations import Permutation
 from egoworld.core.plugin import BenchmarkPlugin, LeaderboardColumn, ReportSection, ViewerPanel
@@ -118,6 +118,7 @@ PLUGIN = BenchmarkPlugin(
     report_sections=_sections,
     viewer_panels=_panels,
     plan_requests=plan_requests,
+    run_options=RUN_OPTIONS,
     leaderboard=_leaderboard,
     titles={
         "scene": "Final scene (S_uni)",

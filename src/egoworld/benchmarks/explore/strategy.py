@@ -36,7 +36,7 @@ class Strategy:
             raise ValueError(f"turns {self.turns!r}: expected single or multi")
         if self.kind == "one-go":
             if self.segment_num not in (None, 1) or self.window_size is not None:
-                raise ValueError("one-go takes no segment_num / window_size (use --strategy stepwise)")
+                raise ValueError("one-go takes no segment_num / window_size (use --option strategy=stepwise)")
             return
         if (self.segment_num is None) == (self.window_size is None):
             raise ValueError("stepwise needs exactly one of segment_num (≥ 2) or window_size (≥ 1)")
