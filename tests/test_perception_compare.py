@@ -168,6 +168,17 @@ def test_cli_refuses_non_worlds_and_disjoint_worlds(truth: Path, tmp_path: Path)
     assert res.exit_code == 2 and "share no episode" in res.output
 
 
+def test_cli_refuses_two_recordings_that_share_an_episode_id(truth: Path, tmp_path: Path) -> None:
+    """A 1-minute walk is not the 3-minute walk of the same name: refused, both named (no figures)."""
+    other = tmp_path / "other"
+    synth_walk(
+        other / "walk_000", "walk_000", 1, WalkConfig(minutes=1.0, fps=1.0, pano_width=128, view_size=64)
+    )
+    res = CliRunner().invoke(app, ["world", "compare", str(other), str(truth)])
+    assert res.exit_code == 2 and "not the recording" in res.output, res.output
+    assert "60 s" in res.output and "180 s" in res.output
+
+
 def test_beyond3d_questions_of_a_kitchen(tmp_path: Path) -> None:
     truth = sim_kitchens(tmp_path / "truth", 1, 4.0, objects=20)
     perceived = tmp_path / "perceived"

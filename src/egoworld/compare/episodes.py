@@ -75,7 +75,21 @@ def pair_episodes(perceived: Path, truth: Path) -> tuple[list[Pair], list[str], 
             f"{perceived} and {truth} share no episode id (perceived: {sorted(p)[:5]}, truth: "
             f"{sorted(t)[:5]}); perceive the truth world's own videos, keeping their episode names"
         )
+    for i in shared:
+        check_same_recording(p[i], t[i])
     return [Pair(i, p[i], t[i]) for i in shared], sorted(set(p) - set(t)), sorted(set(t) - set(p))
+
+
+def check_same_recording(perceived: Path, truth: Path) -> None:
+    """Refuse a pair whose two episodes cannot be one recording: durations further apart than one frame."""
+    pe, te = load_episode(perceived), load_episode(truth)
+    frame_s = 1.0 / min(pe.fps or 1.0, te.fps or 1.0)
+    if abs(pe.duration_s - te.duration_s) > frame_s + 1e-6:
+        raise InputFileError(
+            f"{perceived} ({pe.duration_s:g} s) and {truth} ({te.duration_s:g} s) share the episode id "
+            f"{pe.id!r} but not the recording: their durations differ by more than a frame; compare a world "
+            "perceived from the truth world's own videos"
+        )
 
 
 def trajectory_figures(pe: Episode, te: Episode) -> dict | None:
