@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 
+@exit_on_user_error
 def models_list() -> None:
     """List model backends and their options."""
     from egoworld.models.spec import available_backends

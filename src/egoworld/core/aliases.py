@@ -1,21 +1,12 @@
-"""Old spellings kept as hidden aliases: a folder once given as a positional argument is now ``--bench DIR``
-or ``--run DIR`` in every command (one meaning per flag), and the positional form still works."""
+"""The one table of earlier spellings still accepted: ``explore score`` / ``explore report`` take their run
+folders as ``--run DIR`` or, hidden, as positional arguments (every other command's earlier spellings were
+dropped in 0.1.0)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from egoworld.core.errors import fail
-
-
-def one_folder(given: Path | None, old: Path | None, flag: str) -> Path:
-    """The folder of ``flag`` (e.g. ``--run``), or the old positional spelling; both or neither fails."""
-    if given is not None and old is not None and given != old:
-        fail(f"{flag} {given} and the positional {old}: give the folder once, as {flag} DIR")
-    folder = given if given is not None else old
-    if folder is None:
-        fail(f"missing {flag} DIR")
-    return folder
 
 
 def folders(given: list[Path] | None, old: list[Path] | None, flag: str) -> list[Path]:
