@@ -58,7 +58,9 @@ def media_bench(root, n=12):
 def test_export_load_and_rebuild_byte_identical(tmp_path):
     media_bench(tmp_path / "bench")
     hf = tmp_path / "hf"
-    res = runner.invoke(app, ["export", "hf", "--bench", str(tmp_path / "bench"), "--out", str(hf), "--shard-rows", "5"])
+    res = runner.invoke(
+        app, ["export", "hf", "--bench", str(tmp_path / "bench"), "--out", str(hf), "--shard-rows", "5"]
+    )
     assert res.exit_code == 0, res.output
     assert len(list((hf / "data").glob("test-*-of-00003.parquet"))) == 3
     card = (hf / "README.md").read_text()
@@ -84,7 +86,9 @@ def test_export_load_and_rebuild_byte_identical(tmp_path):
     # the same benchmark exports to the same bytes
     again = tmp_path / "hf2"
     assert (
-        runner.invoke(app, ["export", "hf", "--bench", str(rebuilt), "--out", str(again), "--shard-rows", "5"]).exit_code
+        runner.invoke(
+            app, ["export", "hf", "--bench", str(rebuilt), "--out", str(again), "--shard-rows", "5"]
+        ).exit_code
         == 0
     )
     for f in sorted(p.relative_to(hf) for p in hf.rglob("*") if p.is_file()):
@@ -96,7 +100,10 @@ def test_import_refuses_edited_rows_and_missing_media(tmp_path):
 
     media_bench(tmp_path / "bench")
     hf = tmp_path / "hf"
-    assert runner.invoke(app, ["export", "hf", "--bench", str(tmp_path / "bench"), "--out", str(hf)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["export", "hf", "--bench", str(tmp_path / "bench"), "--out", str(hf)]).exit_code
+        == 0
+    )
     shard = next((hf / "data").glob("*.parquet"))
     table = pq.read_table(shard)
     rows = table.to_pylist()
@@ -118,7 +125,10 @@ def test_import_refuses_edited_rows_and_missing_media(tmp_path):
     assert not (tmp_path / "r2" / "videos").exists()
 
     full = tmp_path / "hf-full"
-    assert runner.invoke(app, ["export", "hf", "--bench", str(tmp_path / "bench"), "--out", str(full)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["export", "hf", "--bench", str(tmp_path / "bench"), "--out", str(full)]).exit_code
+        == 0
+    )
     (full / "media" / "images" / "scene_1.png").unlink()
     res = runner.invoke(app, ["import", "hf", str(full), "--out", str(tmp_path / "r3")])
     assert res.exit_code == 2 and "media/images/scene_1.png" in res.output

@@ -40,7 +40,10 @@ def test_utils_hooks_use_egoworld_prompt_and_scorer(tmp_path):
     balanced_mc_bench(tmp_path / "bench", n_mc=4, n_int=2)
     out = tmp_path / "task"
     assert (
-        runner.invoke(app, ["export", "lmms-eval", "--bench", str(tmp_path / "bench"), "--out", str(out)]).exit_code == 0
+        runner.invoke(
+            app, ["export", "lmms-eval", "--bench", str(tmp_path / "bench"), "--out", str(out)]
+        ).exit_code
+        == 0
     )
     spec = importlib.util.spec_from_file_location("egoworld_task_utils", out / "utils.py")
     utils = importlib.util.module_from_spec(spec)
@@ -61,7 +64,9 @@ def test_lmms_eval_round_trip_matches_egoworld_run(tmp_path):
     balanced_mc_bench(tmp_path / "bench", n_mc=12, n_int=6)
     task_dir = tmp_path / "task"
     assert (
-        runner.invoke(app, ["export", "lmms-eval", "--bench", str(tmp_path / "bench"), "--out", str(task_dir)]).exit_code
+        runner.invoke(
+            app, ["export", "lmms-eval", "--bench", str(tmp_path / "bench"), "--out", str(task_dir)]
+        ).exit_code
         == 0
     )
     with FakeOpenAIServer() as server:
@@ -144,7 +149,9 @@ def test_import_of_an_exported_tasks_log_checks_the_benchmark(tmp_path):
     balanced_mc_bench(tmp_path / "other", n_mc=2, n_int=4)
     task_dir = tmp_path / "task"
     assert (
-        runner.invoke(app, ["export", "lmms-eval", "--bench", str(tmp_path / "bench"), "--out", str(task_dir)]).exit_code
+        runner.invoke(
+            app, ["export", "lmms-eval", "--bench", str(tmp_path / "bench"), "--out", str(task_dir)]
+        ).exit_code
         == 0
     )
     docs = [json.loads(x) for x in (task_dir / "docs.jsonl").read_text().splitlines()]
@@ -218,7 +225,18 @@ def test_frames_setting_sends_egoworld_frames_as_images(tmp_path):
         root, name="vid", tasks={"MC": TaskInfo(answer_type="choice", metric="accuracy")}, samples=[sample]
     )
     out = tmp_path / "task"
-    argv = ["export", "lmms-eval", "--bench", str(root), "--out", str(out), "--setting", "frames", "--frames", "4"]
+    argv = [
+        "export",
+        "lmms-eval",
+        "--bench",
+        str(root),
+        "--out",
+        str(out),
+        "--setting",
+        "frames",
+        "--frames",
+        "4",
+    ]
     assert runner.invoke(app, [*argv, "--max-pixels", "0"]).exit_code == 0
     assert (out / "benchmark" / "videos" / "c.mp4").read_bytes() == (root / "videos" / "c.mp4").read_bytes()
     spec = importlib.util.spec_from_file_location("egoworld_vid_utils", out / "utils.py")

@@ -131,7 +131,8 @@ def test_bench_filter_keeps_accepted_and_records_review(world, tmp_path) -> None
         [
             "bench",
             "filter",
-            "--bench", str(world["bench"]),
+            "--bench",
+            str(world["bench"]),
             "--review",
             str(tmp_path / "no.sqlite"),
             "--out",

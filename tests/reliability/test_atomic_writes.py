@@ -146,7 +146,11 @@ def test_kill_of_import_vsi_wild_qa_over_an_older_import(tmp_path):
     out = tmp_path / "bench"
     imp = ["import", "vsi-wild-qa"]
     _atomic_case(
-        tmp_path, [*imp, qa_old, "--out", out], [*imp, qa_new, "--out", out], out, ["bench", "check", "--bench", out]
+        tmp_path,
+        [*imp, qa_old, "--out", out],
+        [*imp, qa_new, "--out", out],
+        out,
+        ["bench", "check", "--bench", out],
     )
 
 

@@ -54,7 +54,9 @@ def test_a_link_inside_the_folder_to_outside_is_refused_unless_declared(tmp_path
     (bench / "images").mkdir(parents=True)
     os.symlink(outside.png, bench / "images" / "scene.png")
     write_bench(bench, [sample_row(media={"images": [{"path": "images/scene.png"}]})])
-    refused(egoworld("bench", "check", "--bench", bench), "line 1 (id q0)", "images/scene.png", str(outside.png))
+    refused(
+        egoworld("bench", "check", "--bench", bench), "line 1 (id q0)", "images/scene.png", str(outside.png)
+    )
     # declared as a link the builder made: accepted, and `bench check` shows where it points
     write_bench(
         bench,
@@ -75,7 +77,11 @@ def test_a_declared_videos_link_does_not_open_the_rest_of_the_disk(tmp_path, out
     os.symlink(videos, bench / "videos", target_is_directory=True)
     rows = [sample_row(media={"video": {"path": "videos/../../outside/secret.mp4"}})]
     write_bench(bench, rows, media_roots=["videos"])
-    refused(egoworld("bench", "check", "--bench", bench), "field 'media.video.path'", "declared media roots (videos)")
+    refused(
+        egoworld("bench", "check", "--bench", bench),
+        "field 'media.video.path'",
+        "declared media roots (videos)",
+    )
     assert_untouched(outside)
 
 
@@ -91,7 +97,9 @@ def test_manifest_cannot_declare_the_whole_disk(tmp_path, roots, needle):
 def test_manifest_samples_file_cannot_point_outside(tmp_path, outside):
     outside.put("samples.jsonl", b"")  # would be read if the name were followed
     bench = write_bench(tmp_path / "bench", [sample_row()], samples_file="../outside/samples.jsonl")
-    refused(egoworld("bench", "check", "--bench", bench), "manifest.json", "samples_file", "not a plain file name")
+    refused(
+        egoworld("bench", "check", "--bench", bench), "manifest.json", "samples_file", "not a plain file name"
+    )
     assert_untouched(outside)
 
 
@@ -335,7 +343,11 @@ def test_explore_build_and_run_refuse_an_initial_image_swapped_to_outside(tmp_pa
     assert egoworld("build", "explore", "--world", world, "--out", bench).code == 0
     (image,) = sorted((bench / "images").iterdir())
     _swap_to_outside(image, outside.png)
-    refused(egoworld("bench", "check", "--bench", bench), "field 'media.images.0.path'", "outside the benchmark folder")
+    refused(
+        egoworld("bench", "check", "--bench", bench),
+        "field 'media.images.0.path'",
+        "outside the benchmark folder",
+    )
     res = egoworld("explore", "run", "--bench", bench, "--model", "copy-initial", "--out", tmp_path / "run")
     refused(res, "samples.jsonl, line 1", "field 'media.images.0.path'")
     assert not (tmp_path / "run" / "responses.sqlite").exists()

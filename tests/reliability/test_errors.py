@@ -69,7 +69,9 @@ def test_manifest_with_non_utf8_bytes(tmp_path):
     bench = tiny_bench(tmp_path / "b")
     data = (bench / "manifest.json").read_bytes().replace(b'"toy"', b'"t\xffy"', 1)
     (bench / "manifest.json").write_bytes(data)
-    assert_fails_cleanly(cli("bench", "check", "--bench", bench), 2, "manifest.json, line", "not UTF-8", "byte 0xff")
+    assert_fails_cleanly(
+        cli("bench", "check", "--bench", bench), 2, "manifest.json, line", "not UTF-8", "byte 0xff"
+    )
 
 
 def test_a_file_given_where_a_folder_belongs(tmp_path):

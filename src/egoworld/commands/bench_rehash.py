@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import console, exit_on_user_error, fail
+from egoworld.core.errors import console, exit_on_user_error
 
 
 @exit_on_user_error

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from egoworld.core.errors import exit_on_user_error
+
 
 @exit_on_user_error
 def models_list() -> None:

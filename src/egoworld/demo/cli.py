@@ -8,8 +8,7 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import exit_on_user_error, fail
-
+from egoworld.core.errors import exit_on_user_error
 
 
 @exit_on_user_error

@@ -49,7 +49,6 @@ def import_lmms_eval_cmd(
 
     Example: egoworld import lmms-eval logs/qwen3.6_27b/without_video.jsonl --out imported/qwen-text
     """
-    from egoworld.core.errors import fail
     from egoworld.interchange.lmms_eval_log import import_lmms_eval_log
 
     result = import_lmms_eval_log(log, out, bench=bench, model=model, task_dir=task_dir)

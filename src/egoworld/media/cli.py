@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import exit_on_user_error, fail
+from egoworld.core.errors import exit_on_user_error
 
 GROUP_HELP = "Inspect videos and frame sampling; manage the frame cache."
 

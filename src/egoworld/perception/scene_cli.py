@@ -10,14 +10,13 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import EXIT_INCOMPLETE, console, exit_on_user_error, fail
+from egoworld.core.errors import EXIT_INCOMPLETE, console, exit_on_user_error
 
 GROUP_HELP = (
     "Scenes annotated like EXPLORE-Bench's: tags, filter, boxes, attributes, integration, correction; "
     "human correction in `egoworld view --scene`."
 )
 VLM_HELP = "openai:<model>[,base_url=URL,max_tokens=N,…] (an OpenAI-compatible VLM server)"
-
 
 
 def _vlm(spec: str) -> object:

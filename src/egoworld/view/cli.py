@@ -240,12 +240,8 @@ def world_fix_cmd(
         fixes += found
         records.append(record)
     if not fixes:
-        raise InputFileError(
-            f"{', '.join(map(str, review))}: no rejection names a cause — nothing to fix"
-        )
-    rep = apply_fixes(
-        world, fixes, out=out, review={"reviews": records} if len(records) > 1 else records[0]
-    )
+        raise InputFileError(f"{', '.join(map(str, review))}: no rejection names a cause — nothing to fix")
+    rep = apply_fixes(world, fixes, out=out, review={"reviews": records} if len(records) > 1 else records[0])
     for f in rep.applied:
         typer.echo(f"applied: {f.ref.label()} → {f.value}  ({f.entry})")
     for f in rep.already:

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import exit_on_user_error, fail
+from egoworld.core.errors import exit_on_user_error
 
 GROUP_HELP = "Worlds (episodes): import recordings, synthesise, inspect."
 IMPORT_HELP = "Import real recordings as episode folders."

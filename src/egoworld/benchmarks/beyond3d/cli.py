@@ -9,11 +9,10 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import exit_on_user_error, fail
+from egoworld.core.errors import exit_on_user_error
 
 EXIT_SHORT = 3
 GROUP_HELP = "Beyond3D: audit visibility tracks, temporal-cues variant, demo."
-
 
 
 @exit_on_user_error

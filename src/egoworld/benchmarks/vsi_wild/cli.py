@@ -9,10 +9,9 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import console, exit_on_user_error, fail
+from egoworld.core.errors import console, exit_on_user_error
 
 GROUP_HELP = "VSI-Super-Wild: cut panoramas into views, demo."
-
 
 
 def _floats(text: str) -> tuple[float, ...]:
