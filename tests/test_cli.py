@@ -37,7 +37,7 @@ def test_import_run_score_report(tmp_path, data_dir):
     qa = data_dir / "vsi-super-wild" / "vsi_super_wild_qa.jsonl"
     bench = tmp_path / "bench"
     assert runner.invoke(app, ["import", "vsi-wild-qa", str(qa), "--out", str(bench)]).exit_code == 0
-    result = runner.invoke(app, ["bench", "check", str(bench)])
+    result = runner.invoke(app, ["bench", "check", "--bench", str(bench)])
     assert result.exit_code == 0 and "6980 samples" in result.output and "VOC" in result.output
     run = tmp_path / "run"
     result = runner.invoke(
@@ -58,10 +58,10 @@ def test_import_run_score_report(tmp_path, data_dir):
         ],
     )
     assert result.exit_code == 0, result.output
-    result = runner.invoke(app, ["score", str(run)])
+    result = runner.invoke(app, ["score", "--run", str(run)])
     assert result.exit_code == 0 and "Overall 100.0" in result.output
     assert json.loads((run / "scores.json").read_text())["n"] == 20
-    result = runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "rep")])
+    result = runner.invoke(app, ["report", "--run", str(run), "--out", str(tmp_path / "rep")])
     assert result.exit_code == 0 and (tmp_path / "rep" / "index.html").is_file()
 
 
@@ -75,7 +75,7 @@ def test_errors_name_the_file_and_the_fix(tmp_path):
         app, ["run", "--bench", str(tmp_path), "--model", "gpt:x", "--out", str(tmp_path / "r")]
     )
     assert result.exit_code == 2
-    result = runner.invoke(app, ["score", str(tmp_path / "missing-run")])
+    result = runner.invoke(app, ["score", "--run", str(tmp_path / "missing-run")])
     assert result.exit_code == 2 and "run.json" in result.output
 
 

@@ -381,17 +381,17 @@ def test_generic_runner_one_go_then_score_with_judge_and_report(world_bench: Pat
         ],
     )
     assert res.exit_code == 0, res.output
-    res = runner.invoke(app, ["score", str(tmp_path / "g"), "--judge", "lexical"])
+    res = runner.invoke(app, ["score", "--run", str(tmp_path / "g"), "--judge", "lexical"])
     assert res.exit_code == 0, res.output
     summary = read_json(tmp_path / "g/scores.json")
     assert (
         summary["tasks"]["scene"]["metric"] == "s_uni"
         and summary["explore"]["partitions"]["full"]["s_obj"] >= 95
     )
-    res = runner.invoke(app, ["report", str(tmp_path / "g"), "--out", str(tmp_path / "rep")])
+    res = runner.invoke(app, ["report", "--run", str(tmp_path / "g"), "--out", str(tmp_path / "rep")])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "rep/index.html").is_file()
-    res = runner.invoke(app, ["score", str(tmp_path / "g"), "--judge", "nonsense"])
+    res = runner.invoke(app, ["score", "--run", str(tmp_path / "g"), "--judge", "nonsense"])
     assert res.exit_code == 2 and "lexical" in res.output
 
 

@@ -58,7 +58,9 @@ def media_bench(root, n=12):
 def test_export_load_and_rebuild_byte_identical(tmp_path):
     media_bench(tmp_path / "bench")
     hf = tmp_path / "hf"
-    res = runner.invoke(app, ["export", "hf", str(tmp_path / "bench"), "--out", str(hf), "--shard-rows", "5"])
+    res = runner.invoke(
+        app, ["export", "hf", "--bench", str(tmp_path / "bench"), "--out", str(hf), "--shard-rows", "5"]
+    )
     assert res.exit_code == 0, res.output
     assert len(list((hf / "data").glob("test-*-of-00003.parquet"))) == 3
     card = (hf / "README.md").read_text()
@@ -84,7 +86,9 @@ def test_export_load_and_rebuild_byte_identical(tmp_path):
     # the same benchmark exports to the same bytes
     again = tmp_path / "hf2"
     assert (
-        runner.invoke(app, ["export", "hf", str(rebuilt), "--out", str(again), "--shard-rows", "5"]).exit_code
+        runner.invoke(
+            app, ["export", "hf", "--bench", str(rebuilt), "--out", str(again), "--shard-rows", "5"]
+        ).exit_code
         == 0
     )
     for f in sorted(p.relative_to(hf) for p in hf.rglob("*") if p.is_file()):
@@ -96,7 +100,10 @@ def test_import_refuses_edited_rows_and_missing_media(tmp_path):
 
     media_bench(tmp_path / "bench")
     hf = tmp_path / "hf"
-    assert runner.invoke(app, ["export", "hf", str(tmp_path / "bench"), "--out", str(hf)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["export", "hf", "--bench", str(tmp_path / "bench"), "--out", str(hf)]).exit_code
+        == 0
+    )
     shard = next((hf / "data").glob("*.parquet"))
     table = pq.read_table(shard)
     rows = table.to_pylist()
@@ -108,7 +115,7 @@ def test_import_refuses_edited_rows_and_missing_media(tmp_path):
 
     text_only = tmp_path / "hf-text"
     res = runner.invoke(
-        app, ["export", "hf", str(tmp_path / "bench"), "--out", str(text_only), "--text-only"]
+        app, ["export", "hf", "--bench", str(tmp_path / "bench"), "--out", str(text_only), "--text-only"]
     )
     assert res.exit_code == 0 and not (text_only / "media").exists()
     res = runner.invoke(app, ["import", "hf", str(text_only), "--out", str(tmp_path / "r2")])
@@ -118,7 +125,10 @@ def test_import_refuses_edited_rows_and_missing_media(tmp_path):
     assert not (tmp_path / "r2" / "videos").exists()
 
     full = tmp_path / "hf-full"
-    assert runner.invoke(app, ["export", "hf", str(tmp_path / "bench"), "--out", str(full)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["export", "hf", "--bench", str(tmp_path / "bench"), "--out", str(full)]).exit_code
+        == 0
+    )
     (full / "media" / "images" / "scene_1.png").unlink()
     res = runner.invoke(app, ["import", "hf", str(full), "--out", str(tmp_path / "r3")])
     assert res.exit_code == 2 and "media/images/scene_1.png" in res.output
@@ -128,7 +138,7 @@ def test_import_refuses_edited_rows_and_missing_media(tmp_path):
 def test_export_refuses_media_outside_the_folder(tmp_path):
     bench = media_bench(tmp_path / "bench")
     (tmp_path / "bench" / "images" / "scene_2.png").unlink()
-    res = runner.invoke(app, ["export", "hf", str(bench.root), "--out", str(tmp_path / "hf")])
+    res = runner.invoke(app, ["export", "hf", "--bench", str(bench.root), "--out", str(tmp_path / "hf")])
     assert res.exit_code == 2 and "images/scene_2.png (sample q01: missing)" in res.output
 
 
@@ -145,7 +155,7 @@ def test_export_parquet_one_row_per_sample_order_epoch(tmp_path):
     ).is_file()  # `egoworld run` ends with the run's score table (scored in-process)
     for name in ("scores.jsonl", "scores.json"):  # an unscored run: the export scores it first
         (run / name).unlink()
-    res = runner.invoke(app, ["export", "parquet", str(run)])
+    res = runner.invoke(app, ["export", "parquet", "--run", str(run)])
     assert res.exit_code == 0 and "scored the run first" in res.output, res.output
     table = pq.read_table(run / "scores.parquet")
     assert table.num_rows == 6 * 3 * 2 + 6 * 2  # choice: 3 orders × 2 epochs; integer: 1 order × 2 epochs

@@ -65,7 +65,7 @@ def test_inspect_log_reads_back_with_images(tmp_path):
     )
     assert res.exit_code == 0, res.output
     log_path = tmp_path / "logs" / "run.eval"
-    res = runner.invoke(app, ["export", "inspect", str(run), "--out", str(log_path)])
+    res = runner.invoke(app, ["export", "inspect", "--run", str(run), "--out", str(log_path)])
     assert res.exit_code == 0, res.output
 
     raw_log = read_eval_log(str(log_path))
@@ -106,5 +106,5 @@ def test_inspect_log_reads_back_with_images(tmp_path):
 
 
 def test_inspect_refuses_other_suffix(tmp_path):
-    res = runner.invoke(app, ["export", "inspect", str(tmp_path), "--out", str(tmp_path / "x.txt")])
+    res = runner.invoke(app, ["export", "inspect", "--run", str(tmp_path), "--out", str(tmp_path / "x.txt")])
     assert res.exit_code == 2

@@ -21,7 +21,7 @@ runner = CliRunner()
 def test_export_writes_a_task_folder(tmp_path):
     balanced_mc_bench(tmp_path / "bench", n_mc=4, n_int=2, name="toy-b")
     out = tmp_path / "task"
-    res = runner.invoke(app, ["export", "lmms-eval", str(tmp_path / "bench"), "--out", str(out)])
+    res = runner.invoke(app, ["export", "lmms-eval", "--bench", str(tmp_path / "bench"), "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert (out / "egoworld_toy_b.yaml").is_file() and (out / "utils.py").is_file()
     docs = [json.loads(line) for line in (out / "docs.jsonl").read_text().splitlines()]
@@ -30,7 +30,7 @@ def test_export_writes_a_task_folder(tmp_path):
     assert (out / "benchmark" / "manifest.json").read_bytes() == (
         tmp_path / "bench" / "manifest.json"
     ).read_bytes()
-    res = runner.invoke(app, ["export", "lmms-eval", str(tmp_path / "bench"), "--out", str(out)])
+    res = runner.invoke(app, ["export", "lmms-eval", "--bench", str(tmp_path / "bench"), "--out", str(out)])
     assert res.exit_code == 2 and "not empty" in res.output
 
 
@@ -40,7 +40,10 @@ def test_utils_hooks_use_egoworld_prompt_and_scorer(tmp_path):
     balanced_mc_bench(tmp_path / "bench", n_mc=4, n_int=2)
     out = tmp_path / "task"
     assert (
-        runner.invoke(app, ["export", "lmms-eval", str(tmp_path / "bench"), "--out", str(out)]).exit_code == 0
+        runner.invoke(
+            app, ["export", "lmms-eval", "--bench", str(tmp_path / "bench"), "--out", str(out)]
+        ).exit_code
+        == 0
     )
     spec = importlib.util.spec_from_file_location("egoworld_task_utils", out / "utils.py")
     utils = importlib.util.module_from_spec(spec)
@@ -61,7 +64,9 @@ def test_lmms_eval_round_trip_matches_egoworld_run(tmp_path):
     balanced_mc_bench(tmp_path / "bench", n_mc=12, n_int=6)
     task_dir = tmp_path / "task"
     assert (
-        runner.invoke(app, ["export", "lmms-eval", str(tmp_path / "bench"), "--out", str(task_dir)]).exit_code
+        runner.invoke(
+            app, ["export", "lmms-eval", "--bench", str(tmp_path / "bench"), "--out", str(task_dir)]
+        ).exit_code
         == 0
     )
     with FakeOpenAIServer() as server:
@@ -106,7 +111,7 @@ def test_lmms_eval_round_trip_matches_egoworld_run(tmp_path):
             env={"OPENAI_API_KEY": "test-key"},
         )
         assert res.exit_code == 0, res.output
-    assert runner.invoke(app, ["score", str(run)]).exit_code == 0
+    assert runner.invoke(app, ["score", "--run", str(run)]).exit_code == 0
 
     logs = sorted((tmp_path / "lmms-out").rglob("*samples_egoworld_toy*.jsonl"))
     assert logs, list((tmp_path / "lmms-out").rglob("*"))
@@ -115,7 +120,7 @@ def test_lmms_eval_round_trip_matches_egoworld_run(tmp_path):
     for out, extra in (("imported", ["--bench", str(tmp_path / "bench")]), ("found", [])):
         res = runner.invoke(app, ["import", "lmms-eval", str(logs[-1]), "--out", str(tmp_path / out), *extra])
         assert res.exit_code == 0, res.output
-        res = runner.invoke(app, ["score", str(tmp_path / out / "run")])
+        res = runner.invoke(app, ["score", "--run", str(tmp_path / out / "run")])
         assert res.exit_code == 0 and "reference_agreement 100.0% (18/18 rows)" in res.output, res.output
     logged = {
         ids[rec["doc_id"]]: rec["egoworld_score"]
@@ -144,7 +149,9 @@ def test_import_of_an_exported_tasks_log_checks_the_benchmark(tmp_path):
     balanced_mc_bench(tmp_path / "other", n_mc=2, n_int=4)
     task_dir = tmp_path / "task"
     assert (
-        runner.invoke(app, ["export", "lmms-eval", str(tmp_path / "bench"), "--out", str(task_dir)]).exit_code
+        runner.invoke(
+            app, ["export", "lmms-eval", "--bench", str(tmp_path / "bench"), "--out", str(task_dir)]
+        ).exit_code
         == 0
     )
     docs = [json.loads(x) for x in (task_dir / "docs.jsonl").read_text().splitlines()]
@@ -165,7 +172,7 @@ def test_import_of_an_exported_tasks_log_checks_the_benchmark(tmp_path):
         app, ["import", "lmms-eval", str(log), "--task-dir", str(task_dir), "--out", str(tmp_path / "a")]
     )
     assert res.exit_code == 0, res.output
-    assert runner.invoke(app, ["score", str(tmp_path / "a" / "run")]).exit_code == 0
+    assert runner.invoke(app, ["score", "--run", str(tmp_path / "a" / "run")]).exit_code == 0
     rows = _rows(tmp_path / "a" / "run" / "scores.jsonl")
     assert sorted(rows) == sorted(docs[i]["id"] for i in replies)
     assert rows[docs[5]["id"]]["raw"] == "2" and {r["reference_score"] for r in rows.values()} == {0.5}
@@ -218,7 +225,18 @@ def test_frames_setting_sends_egoworld_frames_as_images(tmp_path):
         root, name="vid", tasks={"MC": TaskInfo(answer_type="choice", metric="accuracy")}, samples=[sample]
     )
     out = tmp_path / "task"
-    argv = ["export", "lmms-eval", str(root), "--out", str(out), "--setting", "frames", "--frames", "4"]
+    argv = [
+        "export",
+        "lmms-eval",
+        "--bench",
+        str(root),
+        "--out",
+        str(out),
+        "--setting",
+        "frames",
+        "--frames",
+        "4",
+    ]
     assert runner.invoke(app, [*argv, "--max-pixels", "0"]).exit_code == 0
     assert (out / "benchmark" / "videos" / "c.mp4").read_bytes() == (root / "videos" / "c.mp4").read_bytes()
     spec = importlib.util.spec_from_file_location("egoworld_vid_utils", out / "utils.py")

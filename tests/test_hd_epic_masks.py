@@ -167,7 +167,7 @@ def world(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     out = tmp_path_factory.mktemp("hd_epic_world")
     res = CliRunner().invoke(
-        app, ["world", "import", "hd-epic", str(root), "--out", str(out), "--video", VIDEO]
+        app, ["world", "import", "hd-epic", str(root), "--out", str(out), "--video-id", VIDEO]
     )
     assert res.exit_code == 0, res.output
     assert (

@@ -36,7 +36,7 @@ def test_every_logged_line_agrees_with_the_logs_verdict(data_dir: Path, tmp_path
         res = runner.invoke(app, ["import", "lmms-eval", str(log), "--out", str(out)])
         assert res.exit_code == 0, res.output
         for scoring in ("official", "egoworld"):  # egoworld last: its scores.json is read below
-            res = runner.invoke(app, ["score", str(out / "run"), "--scoring", scoring])
+            res = runner.invoke(app, ["score", "--run", str(out / "run"), "--scoring", scoring])
             assert res.exit_code == 0, res.output
             assert "reference_agreement 100.0%" in res.output, res.output
         summary = read_json(out / "run" / "scores.json")

@@ -65,7 +65,7 @@ def test_from_run_reproduces_scores_byte_for_byte(tmp_path):
     assert res.exit_code == 0, res.output
     assert _run("--from", str(r1), "--out", str(r2)).exit_code == 0
     for r in (r1, r2):
-        assert runner.invoke(app, ["score", str(r)]).exit_code == 0
+        assert runner.invoke(app, ["score", "--run", str(r)]).exit_code == 0
     assert (r2 / "scores.json").read_bytes() == (r1 / "scores.json").read_bytes()
     assert (r2 / "scores.jsonl").read_bytes() == (r1 / "scores.jsonl").read_bytes()
     m1, m2 = (json.loads((r / "run.json").read_text()) for r in (r1, r2))
@@ -73,7 +73,7 @@ def test_from_run_reproduces_scores_byte_for_byte(tmp_path):
 
     # a new model over the recorded settings
     assert _run("--from", str(r1), "--out", str(r3), "--model", "oracle").exit_code == 0
-    assert runner.invoke(app, ["score", str(r3)]).exit_code == 0
+    assert runner.invoke(app, ["score", "--run", str(r3)]).exit_code == 0
     m3 = json.loads((r3 / "run.json").read_text())
     assert m3["model_spec"] == "oracle" and m3["epochs"] == 2 and m3["seed"] == 11
     assert json.loads((r3 / "scores.json").read_text())["overall"] == 100.0

@@ -116,7 +116,7 @@ def test_bench_filter_keeps_accepted_and_records_review(world, tmp_path) -> None
     log.close()
     out = tmp_path / "reviewed"
     res = CliRunner().invoke(
-        app, ["bench", "filter", str(world["bench"]), "--review", str(log_path), "--out", str(out)]
+        app, ["bench", "filter", "--bench", str(world["bench"]), "--review", str(log_path), "--out", str(out)]
     )
     assert res.exit_code == 0, res.output
     new = load_benchmark(out)
@@ -131,6 +131,7 @@ def test_bench_filter_keeps_accepted_and_records_review(world, tmp_path) -> None
         [
             "bench",
             "filter",
+            "--bench",
             str(world["bench"]),
             "--review",
             str(tmp_path / "no.sqlite"),

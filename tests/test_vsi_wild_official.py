@@ -71,11 +71,15 @@ def test_official_questions_get_durations_and_the_report_groups_them(
     bench_dir = tmp_path / "bench"
     import_vsi_wild_qa(qa, bench_dir, videos=videos)
     runner = CliRunner()
-    res = runner.invoke(app, ["import", "vsi-wild-durations", str(bench_dir)])
+    res = runner.invoke(app, ["import", "vsi-wild-durations", "--bench", str(bench_dir)])
     assert res.exit_code == 2 and "exactly one" in res.output
-    res = runner.invoke(app, ["import", "vsi-wild-durations", str(bench_dir), "--videos", str(tmp_path)])
+    res = runner.invoke(
+        app, ["import", "vsi-wild-durations", "--bench", str(bench_dir), "--videos", str(tmp_path)]
+    )
     assert res.exit_code == 2 and "missing" in res.output
-    res = runner.invoke(app, ["import", "vsi-wild-durations", str(bench_dir), "--videos", str(videos)])
+    res = runner.invoke(
+        app, ["import", "vsi-wild-durations", "--bench", str(bench_dir), "--videos", str(videos)]
+    )
     assert res.exit_code == 0, res.output
     bench = load_benchmark(bench_dir)
     assert bench.manifest.builder["durations"] == "probed with PyAV"
@@ -95,7 +99,9 @@ def test_official_questions_get_durations_and_the_report_groups_them(
     other = tmp_path / "bench2"
     import_vsi_wild_qa(qa, other)
     assert (
-        runner.invoke(app, ["import", "vsi-wild-durations", str(other), "--durations", str(csv)]).exit_code
+        runner.invoke(
+            app, ["import", "vsi-wild-durations", "--bench", str(other), "--durations", str(csv)]
+        ).exit_code
         == 0
     )
     assert [s.metadata for s in load_benchmark(other).samples] == [s.metadata for s in bench.samples]

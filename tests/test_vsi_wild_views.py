@@ -132,7 +132,7 @@ def test_cli_views_and_build(walk: Path, tmp_path: Path) -> None:
     out = tmp_path / "b"
     res = runner.invoke(
         app,
-        ["build", "vsi-wild", "--world", str(walk), "--out", str(out), "--per-task", "8", "--seed", "2",
+        ["build", "vsi-wild", "--world", str(walk), "--out", str(out), "--questions-per-task", "8", "--seed", "2",
          "--vmr-moment", "timestamp"],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
@@ -154,7 +154,7 @@ def test_demo_end_to_end(tmp_path: Path) -> None:
     """``egoworld vsi-wild demo``: walks of every duration group → benchmark → baselines with Shuffle24 → report."""
     from egoworld.cli import app
 
-    res = CliRunner().invoke(app, ["vsi-wild", "demo", "--out", str(tmp_path), "--per-task", "40"])
+    res = CliRunner().invoke(app, ["vsi-wild", "demo", "--out", str(tmp_path), "--questions-per-task", "40"])
     assert res.exit_code == 0, res.output
     md = (tmp_path / "report" / "tables.md").read_text()
     assert "| Model | VMR | VPO | VOO | VOC | Overall |" in md and "120+ min" in md

@@ -83,7 +83,7 @@ def test_cli_import_and_show(data_dir: Path, tmp_path: Path) -> None:
             str(data_dir / "epic-kitchens-100"),
             "--out",
             str(out),
-            "--video",
+            "--video-id",
             "P01_11",
         ],
     )

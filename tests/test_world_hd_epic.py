@@ -235,9 +235,9 @@ def test_episode_import_round_trip_and_cli(hd: Path, tmp_path: Path) -> None:
             str(hd),
             "--out",
             str(out),
-            "--video",
+            "--video-id",
             VIDEO,
-            "--video",
+            "--video-id",
             "P02-20240209-194141",
         ],
     )
@@ -251,6 +251,6 @@ def test_episode_import_round_trip_and_cli(hd: Path, tmp_path: Path) -> None:
     assert "fixtures 41 (18 openable)" in res.output and "poses    1535" in res.output
     assert "overview plot" in res.output and Image.open(png).size[0] > 800
     res = runner.invoke(
-        app, ["world", "import", "hd-epic", str(hd), "--out", str(out), "--video", "P01-nope"]
+        app, ["world", "import", "hd-epic", str(hd), "--out", str(out), "--video-id", "P01-nope"]
     )
     assert res.exit_code == 2 and "no video P01-nope" in res.output

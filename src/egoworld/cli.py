@@ -15,7 +15,7 @@ from typer.core import TyperCommand
 
 from egoworld import __version__
 from egoworld.core import registry
-from egoworld.core.errors import EXIT_BAD_INPUT
+from egoworld.core.errors import EXIT_BAD_INPUT, exit_on_user_error
 
 #: where the command entry points of the importer and exporter groups are mounted
 MOUNTS = {registry.IMPORTERS: ("import",), registry.EXPORTERS: ("export",)}
@@ -121,7 +121,7 @@ def build_app() -> typer.Typer:
         elif callable(obj):
             group(path[:-1]).command(
                 path[-1], cls=command_class(obj), hidden=bool(getattr(obj, "hidden", False))
-            )(obj)
+            )(exit_on_user_error(obj))
         else:
             console.print(
                 f"[yellow]warning:[/] command entry point {' '.join(path)!r} is a {type(obj).__name__}, "
@@ -158,7 +158,6 @@ def main() -> None:
     import sqlite3
 
     from egoworld.core.failures import explain_failure
-    from egoworld.core.folders.files import InputFileError
 
     sys.argv[1:] = spread_model_args(sys.argv[1:])
     try:
@@ -166,9 +165,6 @@ def main() -> None:
     except KeyboardInterrupt:
         console.print("interrupted — rerun the same command to resume")
         sys.exit(130)
-    except InputFileError as exc:  # a loader a command did not wrap: still one line, never a traceback
-        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        sys.exit(EXIT_BAD_INPUT)
     except (OSError, sqlite3.Error) as exc:
         console.print(f"[bold red]error:[/] {explain_failure(exc)}", highlight=False, soft_wrap=True)
         sys.exit(EXIT_BAD_INPUT)

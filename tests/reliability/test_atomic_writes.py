@@ -135,7 +135,7 @@ def test_kill_of_build_beyond3d_over_an_older_build(tmp_path):
     assert egoworld("world", "synth", "actions", "--episodes", "2", "--seed", "0", "--out", world).code == 0
     out = tmp_path / "bench"
     build = ["build", "beyond3d", "--world", world, "--out", out, "--anchors", "1", "--seed"]
-    _atomic_case(tmp_path, [*build, "0"], [*build, "1"], out, ["bench", "check", out])
+    _atomic_case(tmp_path, [*build, "0"], [*build, "1"], out, ["bench", "check", "--bench", out])
 
 
 @pytest.mark.slow
@@ -146,7 +146,11 @@ def test_kill_of_import_vsi_wild_qa_over_an_older_import(tmp_path):
     out = tmp_path / "bench"
     imp = ["import", "vsi-wild-qa"]
     _atomic_case(
-        tmp_path, [*imp, qa_old, "--out", out], [*imp, qa_new, "--out", out], out, ["bench", "check", out]
+        tmp_path,
+        [*imp, qa_old, "--out", out],
+        [*imp, qa_new, "--out", out],
+        out,
+        ["bench", "check", "--bench", out],
     )
 
 
@@ -184,7 +188,7 @@ def test_kill_of_export_hf_is_refused_by_import_hf(tmp_path):
 
     bench = tiny_bench(tmp_path / "b")
     out = tmp_path / "hf"
-    export = ["export", "hf", bench, "--out", out]
+    export = ["export", "hf", "--bench", bench, "--out", out]
     check = ["import", "hf", out, "--out", tmp_path / "back"]
 
     def clear() -> None:
@@ -205,10 +209,10 @@ def test_a_marked_folder_is_refused_by_bench_check(tmp_path, missing):
 
     bench = tiny_bench(tmp_path / "b")
     (bench / WRITING).write_text("{}")
-    res = egoworld("bench", "check", bench)
+    res = egoworld("bench", "check", "--bench", bench)
     assert res.code == 2 and "never finished" in res.output and "rerun" in res.output, res.output
     os.remove(bench / WRITING)
-    assert egoworld("bench", "check", bench).code == 0
+    assert egoworld("bench", "check", "--bench", bench).code == 0
 
 
 def test_manifest_counts_that_disagree_with_the_samples_are_refused(tmp_path):
@@ -218,7 +222,7 @@ def test_manifest_counts_that_disagree_with_the_samples_are_refused(tmp_path):
     task = next(iter(manifest["counts"]))
     manifest["counts"][task] += 5
     (bench / "manifest.json").write_text(json.dumps(manifest))
-    res = egoworld("bench", "check", bench)
+    res = egoworld("bench", "check", "--bench", bench)
     assert res.code == 2, res.output
     for needle in ("manifest.json", "field 'counts'", task, "rehash"):
         assert needle in " ".join(res.output.split()), res.output

@@ -40,7 +40,7 @@ def test_bench_check_refuses_media_outside_the_folder(tmp_path, outside, kind):
     write_bench(bench, [sample_row("ok"), sample_row("bad", media=media)])
     field = "media.video.path" if "video" in media else "media.images.0.path"
     refused(
-        egoworld("bench", "check", bench),
+        egoworld("bench", "check", "--bench", bench),
         "samples.jsonl, line 2 (id bad)",
         f"field '{field}'",
         "outside the benchmark folder",
@@ -54,14 +54,16 @@ def test_a_link_inside_the_folder_to_outside_is_refused_unless_declared(tmp_path
     (bench / "images").mkdir(parents=True)
     os.symlink(outside.png, bench / "images" / "scene.png")
     write_bench(bench, [sample_row(media={"images": [{"path": "images/scene.png"}]})])
-    refused(egoworld("bench", "check", bench), "line 1 (id q0)", "images/scene.png", str(outside.png))
+    refused(
+        egoworld("bench", "check", "--bench", bench), "line 1 (id q0)", "images/scene.png", str(outside.png)
+    )
     # declared as a link the builder made: accepted, and `bench check` shows where it points
     write_bench(
         bench,
         [sample_row(media={"images": [{"path": "images/scene.png"}]})],
         media_roots=["images/scene.png"],
     )
-    ok = egoworld("bench", "check", bench)
+    ok = egoworld("bench", "check", "--bench", bench)
     assert ok.code == 0, ok.output
     assert f"media root: images/scene.png → {outside.png}" in ok.output
     assert_untouched(outside)
@@ -75,7 +77,11 @@ def test_a_declared_videos_link_does_not_open_the_rest_of_the_disk(tmp_path, out
     os.symlink(videos, bench / "videos", target_is_directory=True)
     rows = [sample_row(media={"video": {"path": "videos/../../outside/secret.mp4"}})]
     write_bench(bench, rows, media_roots=["videos"])
-    refused(egoworld("bench", "check", bench), "field 'media.video.path'", "declared media roots (videos)")
+    refused(
+        egoworld("bench", "check", "--bench", bench),
+        "field 'media.video.path'",
+        "declared media roots (videos)",
+    )
     assert_untouched(outside)
 
 
@@ -85,13 +91,15 @@ def test_a_declared_videos_link_does_not_open_the_rest_of_the_disk(tmp_path, out
 )
 def test_manifest_cannot_declare_the_whole_disk(tmp_path, roots, needle):
     bench = write_bench(tmp_path / "bench", [sample_row()], media_roots=roots)
-    refused(egoworld("bench", "check", bench), "manifest.json", "media_roots", needle)
+    refused(egoworld("bench", "check", "--bench", bench), "manifest.json", "media_roots", needle)
 
 
 def test_manifest_samples_file_cannot_point_outside(tmp_path, outside):
     outside.put("samples.jsonl", b"")  # would be read if the name were followed
     bench = write_bench(tmp_path / "bench", [sample_row()], samples_file="../outside/samples.jsonl")
-    refused(egoworld("bench", "check", bench), "manifest.json", "samples_file", "not a plain file name")
+    refused(
+        egoworld("bench", "check", "--bench", bench), "manifest.json", "samples_file", "not a plain file name"
+    )
     assert_untouched(outside)
 
 
@@ -275,7 +283,7 @@ def test_world_show_refuses_episode_media_outside_the_episode(tmp_path, outside,
     ep = _episode(tmp_path / "w" / "e1", media)
     monkeypatch.chdir(tmp_path)
     res = egoworld("world", "show", ep)
-    refused(res, "episode.json", f"field '{field}'", "outside the episode folder", "--videos-dir")
+    refused(res, "episode.json", f"field '{field}'", "outside the episode folder", "--videos")
     assert not (tmp_path / "e1.png").exists()
     assert_untouched(outside)
 
@@ -320,7 +328,7 @@ def test_score_and_rerun_refuse_a_benchmark_whose_media_now_points_outside(tmp_p
     run = tmp_path / "run"
     assert egoworld("run", "--bench", bench, "--model", "random", "--out", run, "--no-progress").code == 0
     _swap_to_outside(bench / "images" / "a.png", outside.png)  # samples and manifest unchanged: same hash
-    refused(egoworld("score", run), "samples.jsonl, line 1 (id q0)", "field 'media.images.0.path'")
+    refused(egoworld("score", "--run", run), "samples.jsonl, line 1 (id q0)", "field 'media.images.0.path'")
     res = egoworld(*run_args(bench, tmp_path / "run2", server, "--setting", "frames"))
     refused(res, "images/a.png", "refused before reading it")
     assert server.bodies == []
@@ -335,7 +343,11 @@ def test_explore_build_and_run_refuse_an_initial_image_swapped_to_outside(tmp_pa
     assert egoworld("build", "explore", "--world", world, "--out", bench).code == 0
     (image,) = sorted((bench / "images").iterdir())
     _swap_to_outside(image, outside.png)
-    refused(egoworld("bench", "check", bench), "field 'media.images.0.path'", "outside the benchmark folder")
+    refused(
+        egoworld("bench", "check", "--bench", bench),
+        "field 'media.images.0.path'",
+        "outside the benchmark folder",
+    )
     res = egoworld("explore", "run", "--bench", bench, "--model", "copy-initial", "--out", tmp_path / "run")
     refused(res, "samples.jsonl, line 1", "field 'media.images.0.path'")
     assert not (tmp_path / "run" / "responses.sqlite").exists()
@@ -346,6 +358,6 @@ def test_vsi_durations_never_probes_a_video_outside_videos_dir(tmp_path, outside
     videos = tmp_path / "videos"
     videos.mkdir()
     bench = write_bench(tmp_path / "bench", [sample_row(metadata={"video_name": "../outside/secret.mp4"})])
-    res = egoworld("import", "vsi-wild-durations", bench, "--videos", videos)
+    res = egoworld("import", "vsi-wild-durations", "--bench", bench, "--videos", videos)
     refused(res, "sample q0", "field 'metadata.video_name'", "not a plain file name")
     assert_untouched(outside)

@@ -72,7 +72,7 @@ def test_build_killed_at_several_points_never_leaves_a_folder_read_as_whole(tmp_
         sibling.mkdir()
         killed_mid_way += _kill_when(_build_argv("explore", world, out, 0), lambda o=out, r=ready: r(o))
         assert sorted(p.name for p in sibling.iterdir()) in ([], ["bench"]), name  # nothing beside --out
-        check = egoworld("bench", "check", out)
+        check = egoworld("bench", "check", "--bench", out)
         if check.code != 0:  # a partial folder is refused by name, with what to do
             named = ("manifest.json", "samples.jsonl", "never finished")  # the build-in-progress marker
             assert check.code == 2 and any(n in check.output for n in named), check.output
@@ -90,9 +90,9 @@ def test_a_rebuild_killed_between_samples_and_manifest_is_refused_by_hash(tmp_pa
         _build_argv("explore", world, out, 1),
         lambda: (out / "samples.jsonl").read_bytes() != old_samples,
     )
-    check = egoworld("bench", "check", out)
+    check = egoworld("bench", "check", "--bench", out)
     if killed and check.code != 0:
         assert check.code == 2 and "samples_sha256" in check.output and "rebuild" in check.output
     assert egoworld("build", "explore", "--world", world, "--out", out, "--seed", "1").code == 0
-    assert egoworld("bench", "check", out).code == 0
+    assert egoworld("bench", "check", "--bench", out).code == 0
     assert not list(out.glob(".*.tmp"))

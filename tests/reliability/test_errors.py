@@ -22,7 +22,7 @@ def test_non_utf8_bytes_name_the_line(tmp_path):
     rows = [json.dumps(r) for r in sample_lines(bench)]
     rows[2] = rows[2].replace("Question", "Qu\xe9stion").encode("latin-1")
     edit_samples(bench, rows)
-    r = cli("bench", "check", bench)
+    r = cli("bench", "check", "--bench", bench)
     assert_fails_cleanly(r, 2, "samples.jsonl, line 3", "not UTF-8", "byte 0xe9", "save the file as UTF-8")
 
 
@@ -35,7 +35,7 @@ def test_a_line_that_is_not_an_object(tmp_path, line, kind):
     rows = [json.dumps(r) for r in sample_lines(bench)]
     rows.insert(1, line)
     edit_samples(bench, rows)
-    r = cli("bench", "check", bench)
+    r = cli("bench", "check", "--bench", bench)
     assert_fails_cleanly(r, 2, "samples.jsonl, line 2", f"expected a JSON object {{…}}, got {kind}")
 
 
@@ -44,7 +44,7 @@ def test_duplicate_id_is_reported_against_the_input_lines(tmp_path):
     rows = [json.dumps(r) for r in sample_lines(bench)]
     rows.append(rows[1])
     edit_samples(bench, rows)
-    r = cli("bench", "check", bench)
+    r = cli("bench", "check", "--bench", bench)
     assert_fails_cleanly(r, 2, f"samples.jsonl, line {len(rows)}", "appears twice", "samples.jsonl, line 2")
 
 
@@ -53,7 +53,7 @@ def test_a_field_of_the_wrong_type_names_line_and_field(tmp_path):
     rows = sample_lines(bench)
     rows[0]["question"] = ["not", "a", "string"]
     edit_samples(bench, [json.dumps(r) for r in rows])
-    r = cli("bench", "check", bench)
+    r = cli("bench", "check", "--bench", bench)
     assert_fails_cleanly(r, 2, "samples.jsonl, line 1", "field 'question'")
 
 
@@ -61,7 +61,7 @@ def test_manifest_that_is_a_list(tmp_path):
     bench = tiny_bench(tmp_path / "b")
     (bench / "manifest.json").write_text("[]\n")
     assert_fails_cleanly(
-        cli("bench", "check", bench), 2, "manifest.json", "expected a JSON object", "got a list"
+        cli("bench", "check", "--bench", bench), 2, "manifest.json", "expected a JSON object", "got a list"
     )
 
 
@@ -69,12 +69,14 @@ def test_manifest_with_non_utf8_bytes(tmp_path):
     bench = tiny_bench(tmp_path / "b")
     data = (bench / "manifest.json").read_bytes().replace(b'"toy"', b'"t\xffy"', 1)
     (bench / "manifest.json").write_bytes(data)
-    assert_fails_cleanly(cli("bench", "check", bench), 2, "manifest.json, line", "not UTF-8", "byte 0xff")
+    assert_fails_cleanly(
+        cli("bench", "check", "--bench", bench), 2, "manifest.json, line", "not UTF-8", "byte 0xff"
+    )
 
 
 def test_a_file_given_where_a_folder_belongs(tmp_path):
     bench = tiny_bench(tmp_path / "b")
-    r = cli("bench", "check", bench / "samples.jsonl")
+    r = cli("bench", "check", "--bench", bench / "samples.jsonl")
     assert_fails_cleanly(r, 2, "manifest.json", "not found", "a benchmark folder holds")
 
 
@@ -134,7 +136,7 @@ def test_score_of_a_run_json_that_is_a_list(tmp_path):
     out = tmp_path / "r"
     assert cli("run", "--bench", bench, "--model", "oracle", "--out", out, "--no-progress").code == 0
     (out / "run.json").write_text("[1]\n")
-    assert_fails_cleanly(cli("score", out), 2, "run.json", "expected a JSON object", "got a list")
+    assert_fails_cleanly(cli("score", "--run", out), 2, "run.json", "expected a JSON object", "got a list")
     assert_fails_cleanly(
         cli("run", "--bench", bench, "--model", "oracle", "--out", out, "--no-progress"),
         2,
@@ -144,17 +146,17 @@ def test_score_of_a_run_json_that_is_a_list(tmp_path):
 
 
 def test_score_of_a_folder_that_is_not_a_run(tmp_path):
-    assert_fails_cleanly(cli("score", tmp_path), 2, "run.json", "not found")
+    assert_fails_cleanly(cli("score", "--run", tmp_path), 2, "run.json", "not found")
 
 
 def test_report_of_broken_scores(tmp_path):
     bench = tiny_bench(tmp_path / "b")
     out = tmp_path / "r"
     assert cli("run", "--bench", bench, "--model", "oracle", "--out", out, "--no-progress").code == 0
-    assert cli("score", out).code == 0
+    assert cli("score", "--run", out).code == 0
     (out / "scores.jsonl").write_bytes(b'{"sample": "mc-000"}\n\xfe\n')
     (out / "scores.json").write_text("null\n")
-    r = cli("report", out, "--out", tmp_path / "rep")
+    r = cli("report", "--run", out, "--out", tmp_path / "rep")
     assert_fails_cleanly(r, 2, "scores.json", "expected a JSON object", "got null")
 
 

@@ -76,8 +76,8 @@ def test_whole_report_over_a_hostile_benchmark_is_inert(tmp_path):
     run = tmp_path / "run"
     res = egoworld("run", "--bench", bench, "--model", "random", "--out", run, "--no-progress")
     assert res.code == 0, res.output
-    assert egoworld("score", run).code == 0
-    res = egoworld("report", run, "--out", tmp_path / "report")
+    assert egoworld("score", "--run", run).code == 0
+    res = egoworld("report", "--run", run, "--out", tmp_path / "report")
     assert res.code == 0, res.output
     pages = [tmp_path / "report" / "index.html", *sorted((tmp_path / "report").rglob("samples.html"))]
     assert len(pages) == 2

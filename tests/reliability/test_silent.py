@@ -81,7 +81,7 @@ def test_score_with_nothing_answered_exits_non_zero(tmp_path):
     with FakeOpenAIServer(model="fake-vlm-1", fault=lambda p: "500") as srv:
         r = _run(bench, tmp_path / "r", srv.base_url, "--model-arg", "max_retries=0")
     assert r.code == 3
-    s = cli("score", tmp_path / "r")
+    s = cli("score", "--run", tmp_path / "r")
     assert_fails_cleanly(s, 3, "nothing to score", "0 answered", "rerun `egoworld run`")
 
 

@@ -33,7 +33,7 @@ def test_truncated_store_names_the_file_and_the_recovery(tmp_path):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     data = db.read_bytes()
     db.write_bytes(data[: len(data) // 3])
-    r = cli("score", out)
+    r = cli("score", "--run", out)
     assert_fails_cleanly(r, 2, str(db), "damaged", f"mv {db} {db}.damaged", "rerun the same `egoworld run`")
     r = cli("run", "--bench", bench, "--model", "oracle", "--out", out, "--no-progress")
     assert_fails_cleanly(r, 2, str(db), "damaged")
@@ -43,7 +43,7 @@ def test_emptied_store_is_refused_not_silently_restarted(tmp_path):
     bench, out = _oracle_run(tmp_path)
     db = out / "responses.sqlite"
     db.write_bytes(b"")
-    assert_fails_cleanly(cli("score", out), 2, str(db), "empty (0 bytes)")
+    assert_fails_cleanly(cli("score", "--run", out), 2, str(db), "empty (0 bytes)")
     r = cli("run", "--bench", bench, "--model", "oracle", "--out", out, "--no-progress")
     assert_fails_cleanly(r, 2, str(db), "empty (0 bytes)")
 
@@ -51,7 +51,7 @@ def test_emptied_store_is_refused_not_silently_restarted(tmp_path):
 def test_store_replaced_by_another_file_is_refused(tmp_path):
     _, out = _oracle_run(tmp_path)
     (out / "responses.sqlite").write_text("this is not a database\n")
-    assert_fails_cleanly(cli("score", out), 2, "responses.sqlite", "not an SQLite database")
+    assert_fails_cleanly(cli("score", "--run", out), 2, "responses.sqlite", "not an SQLite database")
 
 
 # -- a full disk ----------------------------------------------------------------------------------------------
@@ -80,7 +80,7 @@ def test_full_disk_while_scoring_keeps_the_previous_scores_whole(tmp_path, monke
     import egoworld.core.folders.files as files
 
     _, out = _oracle_run(tmp_path)
-    assert cli("score", out).code == 0
+    assert cli("score", "--run", out).code == 0
     before = (out / "scores.jsonl").read_bytes()
     real = files.atomic_open
 
@@ -88,7 +88,7 @@ def test_full_disk_while_scoring_keeps_the_previous_scores_whole(tmp_path, monke
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(files, "atomic_open", full)
-    assert_fails_cleanly(cli("score", out), 2, "disk is full", "scores.jsonl")
+    assert_fails_cleanly(cli("score", "--run", out), 2, "disk is full", "scores.jsonl")
     monkeypatch.setattr(files, "atomic_open", real)
     assert not (out / "scores.json").exists()  # no mark: the folder reads as "not scored", never as mixed
     assert (out / "scores.jsonl").read_bytes() == before
@@ -158,7 +158,7 @@ def test_kill_9_during_score_never_mixes_two_scorings(tmp_path, point, n):
     """Score an oracle run, change every answer, rescore and die at ``point``: the folder holds either the
     complete old pair, the complete new pair, or no scores.json (not scored) — never a mix, no temp files."""
     _, out = _oracle_run(tmp_path)
-    assert cli("score", out).code == 0
+    assert cli("score", "--run", out).code == 0
     with sqlite3.connect(out / "responses.sqlite") as con:
         con.execute("UPDATE responses SET raw = 'I do not know'")
     assert _kill_score_at(out, point, n) == 137
@@ -167,7 +167,7 @@ def test_kill_9_during_score_never_mixes_two_scorings(tmp_path, point, n):
         summary = json.loads((out / "scores.json").read_text())
         rows = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
         assert summary["parse_rate"] == 100.0 * sum(r["parsed"] for r in rows) / len(rows)
-    assert cli("score", out).code == 0  # the next scoring cleans up
+    assert cli("score", "--run", out).code == 0  # the next scoring cleans up
     assert not list(out.glob(".*.tmp")), leftovers
     assert json.loads((out / "scores.json").read_text())["parse_rate"] == 0.0
 

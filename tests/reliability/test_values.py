@@ -55,13 +55,13 @@ def test_bench_check_refuses_non_finite_and_huge_gold_answers(tmp_path, literal,
     good = json.dumps(sample_row("n0", task="N", answer_type="integer", choices=None, answer=4))
     bad = good.replace('"n0"', '"n1"').replace('"answer": 4', f'"answer": {literal}')
     bench = write_bench(tmp_path / "bench", [good, bad])
-    refused(egoworld("bench", "check", bench), "samples.jsonl, line 2", needle)
+    refused(egoworld("bench", "check", "--bench", bench), "samples.jsonl, line 2", needle)
 
 
 def test_an_integer_too_large_for_json_readers_is_refused(tmp_path):
     row = sample_row("n0", task="N", answer_type="integer", choices=None, answer=2**60)
     bench = write_bench(tmp_path / "bench", [row])
-    refused(egoworld("bench", "check", bench), "line 1 (id n0)", "field 'answer'", "too large")
+    refused(egoworld("bench", "check", "--bench", bench), "line 1 (id n0)", "field 'answer'", "too large")
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def test_an_integer_too_large_for_json_readers_is_refused(tmp_path):
 )
 def test_bench_check_refuses_impossible_media_numbers(tmp_path, media, field, needle):
     bench = write_bench(tmp_path / "bench", [sample_row(media=media)])
-    refused(egoworld("bench", "check", bench), "samples.jsonl, line 1 (id q0)", field, needle)
+    refused(egoworld("bench", "check", "--bench", bench), "samples.jsonl, line 1 (id q0)", field, needle)
 
 
 def test_run_refuses_a_non_finite_answer_before_any_request(tmp_path, server):
@@ -165,7 +165,7 @@ def test_import_vsi_wild_durations_refuses_an_impossible_duration(tmp_path, dura
     before = (bench / "samples.jsonl").read_bytes()
     csv = tmp_path / "durations.csv"
     csv.write_text(f"video_name,duration_s\nabc_front.mp4,{duration}\n")
-    res = egoworld("import", "vsi-wild-durations", bench, "--durations", csv)
+    res = egoworld("import", "vsi-wild-durations", "--bench", bench, "--durations", csv)
     refused(res, f"{csv}, line 2", "field 'duration_s'")
     assert (bench / "samples.jsonl").read_bytes() == before
 
@@ -211,4 +211,4 @@ def test_world_files_refuse_booleans_and_strings_as_coordinates(tmp_path):
 @pytest.mark.parametrize("field, value", [("seed", True), ("seed", 1.5), ("counts", {"MC": -1})])
 def test_manifest_numbers_follow_the_same_rule(tmp_path, field, value):
     bench = write_bench(tmp_path / "bench", [sample_row()], **{field: value})
-    refused(egoworld("bench", "check", bench), "manifest.json", f"field '{field}")
+    refused(egoworld("bench", "check", "--bench", bench), "manifest.json", f"field '{field}")

@@ -7,23 +7,17 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import fail
+from egoworld.core.errors import exit_on_user_error
 
 
+@exit_on_user_error
 def bench_check(
-    folder: Annotated[Path | None, typer.Option("--bench", help="Benchmark folder.")] = None,
-    old_folder: Annotated[Path | None, typer.Argument(hidden=True)] = None,
+    folder: Annotated[Path, typer.Option("--bench", help="Benchmark folder.")],
 ) -> None:
     """Validate a benchmark folder and print its tasks and answer balance."""
-    from egoworld.core.aliases import one_folder
     from egoworld.core.folders.bench_folder import load_benchmark
-    from egoworld.core.folders.files import InputFileError
 
-    folder = one_folder(folder, old_folder, "--bench")
-    try:
-        bench = load_benchmark(folder)
-    except (InputFileError, ValueError) as exc:
-        fail(exc)
+    bench = load_benchmark(folder)
     m = bench.manifest
     print(f"{m.name} v{m.version}: {len(bench.samples)} samples, hash {bench.hash[:12]}")
     for line in bench.media_roots.describe():

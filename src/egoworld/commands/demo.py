@@ -7,9 +7,10 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import console, fail
+from egoworld.core.errors import console, exit_on_user_error
 
 
+@exit_on_user_error
 def demo(
     out: Annotated[
         Path, typer.Option("--out", help="Folder for the demo's worlds, benchmarks, runs and report.")
@@ -35,14 +36,10 @@ def demo(
     the official VSI-Super-Wild questions text-only with Shuffle24; Beyond3D built from synthetic kitchens
     in all three settings; VSI-Super-Wild built from a synthetic walk; EXPLORE-Bench built from synthetic
     action scenes. One report covers every run."""
-    from egoworld.core.folders.files import InputFileError
     from egoworld.demo import run_demo
 
     chosen = tuple(p.strip() for p in parts.split(",") if p.strip()) if parts else None
-    try:
-        index = run_demo(out=out, data=data, per_task=per_task, parts=chosen)
-    except (InputFileError, ValueError, FileNotFoundError) as exc:
-        fail(exc)
+    index = run_demo(out=out, data=data, per_task=per_task, parts=chosen)
     console.print(f"demo report: {index}")
     console.print(
         f"look at every sample in the browser: egoworld view {out}", highlight=False, soft_wrap=True

@@ -6,9 +6,10 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import fail
+from egoworld.core.errors import exit_on_user_error
 
 
+@exit_on_user_error
 def doctor(
     base_url: Annotated[str, typer.Option(help="Server URL, e.g. http://127.0.0.1:8000/v1.")],
     model: Annotated[
@@ -41,12 +42,9 @@ def doctor(
     from egoworld.media.formats import canonical_image_format
     from egoworld.models.doctor import check_server
 
-    try:
-        image_format = canonical_image_format(image_format)
-        if frames is not None and frames < 1:
-            raise ValueError(f"--frames must be at least 1, got {frames}")
-    except ValueError as exc:
-        fail(exc)
+    image_format = canonical_image_format(image_format)
+    if frames is not None and frames < 1:
+        raise ValueError(f"--frames must be at least 1, got {frames}")
     report = check_server(
         base_url,
         model,

@@ -7,9 +7,10 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import EXIT_INCOMPLETE, console, fail
+from egoworld.core.errors import EXIT_INCOMPLETE, console, exit_on_user_error, fail
 
 
+@exit_on_user_error
 def leaderboard(
     paths: Annotated[
         list[Path] | None,
@@ -34,7 +35,7 @@ def leaderboard(
 
     Example: egoworld leaderboard campaigns/c1 --format all --out campaigns/c1/leaderboard
     """
-    from egoworld.core.folders.files import InputFileError, write_text
+    from egoworld.core.folders.files import write_text
     from egoworld.render import leaderboard as render
     from egoworld.scoring.leaderboard import build_board, by_benchmark, gather
 
@@ -46,10 +47,7 @@ def leaderboard(
     given = [*(paths or []), *(run or [])]
     if not given:
         fail("give a campaign folder or run folders (positional or --run RUN)")
-    try:
-        entries, unscored = gather(given)
-    except InputFileError as exc:
-        fail(exc)
+    entries, unscored = gather(given)
     if unscored:
         console.print(
             f"[bold yellow]warning:[/] {len(unscored)} run folder(s) not scored, left out: {', '.join(unscored)}"
@@ -62,10 +60,7 @@ def leaderboard(
     formats = render.FORMATS if fmt == "all" else (fmt,)
     written = []
     for title, group in by_benchmark(entries).items():
-        try:
-            board = build_board(group, allow_different=allow_different_questions, seed=seed)
-        except (InputFileError, ValueError) as exc:
-            fail(exc)
+        board = build_board(group, allow_different=allow_different_questions, seed=seed)
         if board.warning():
             console.print(f"[bold yellow]warning:[/] {title}: {board.warning()}", highlight=False)
         for f in formats:

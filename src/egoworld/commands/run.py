@@ -8,7 +8,6 @@ from typing import Annotated, Any
 import typer
 
 from egoworld.commands.config_options import config_options
-from egoworld.core.errors import fail
 from egoworld.runner.outcome import finish_run
 
 
@@ -138,53 +137,49 @@ def run(
     run options (--option NAME=VALUE, listed below). A rerun of the same command skips what is done and
     retries what failed. Exit code 3 means some requests still failed (rerun to retry them).
     """
-    from egoworld.core.folders.files import InputFileError
     from egoworld.runner.run import run_benchmark
     from egoworld.runner.run_flags import run_config_from_flags
 
-    try:
-        if track:
-            from egoworld.campaign.experiment_trackers import parse_track
+    if track:
+        from egoworld.campaign.experiment_trackers import parse_track
 
-            parse_track(track)
-        bench_options = run_options(bench, options)
-        cfg = run_config_from_flags(
-            bench=bench,
-            model=model,
-            out=out,
-            model_arg=model_arg,
-            base_url=base_url,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            timeout=timeout,
-            api_key_env=api_key_env,
-            tasks=tasks,
-            setting=setting,
-            frames=frames,
-            frame_policy=frame_policy,
-            max_pixels=max_pixels,
-            overlays=overlays,
-            video_part=video_part,
-            image_format=image_format,
-            permutations=permutations,
-            seed=seed,
-            epochs=epochs,
-            history=history,
-            limit=limit,
-            per_task=per_task,
-            concurrency=concurrency,
-            cache=cache,
-            price=price,
-            progress=progress,
-            executor=executor,
-            address=address,
-            shard_size=shard_size,
-            options=bench_options,
-            command=recorded_command,
-        )
-        summary = run_benchmark(cfg)
-    except (InputFileError, ValueError, RuntimeError) as exc:
-        fail(exc)
+        parse_track(track)
+    bench_options = run_options(bench, options)
+    cfg = run_config_from_flags(
+        bench=bench,
+        model=model,
+        out=out,
+        model_arg=model_arg,
+        base_url=base_url,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        timeout=timeout,
+        api_key_env=api_key_env,
+        tasks=tasks,
+        setting=setting,
+        frames=frames,
+        frame_policy=frame_policy,
+        max_pixels=max_pixels,
+        overlays=overlays,
+        video_part=video_part,
+        image_format=image_format,
+        permutations=permutations,
+        seed=seed,
+        epochs=epochs,
+        history=history,
+        limit=limit,
+        per_task=per_task,
+        concurrency=concurrency,
+        cache=cache,
+        price=price,
+        progress=progress,
+        executor=executor,
+        address=address,
+        shard_size=shard_size,
+        options=bench_options,
+        command=recorded_command,
+    )
+    summary = run_benchmark(cfg)
     try:
         finish_run(summary, out)
     finally:
@@ -195,12 +190,11 @@ def run(
 def track_run(out: Path, track: str) -> None:
     """Send the finished run to its tracker; a run that cannot be sent says why (the run itself is kept)."""
     from egoworld.campaign.experiment_trackers import log_run
-    from egoworld.core.folders.files import InputFileError
 
     try:
         print(f"tracked: {log_run(out, track)}")
-    except (InputFileError, ValueError, RuntimeError) as exc:
-        fail(f"--track {track}: {exc}")
+    except (ValueError, RuntimeError) as exc:
+        raise ValueError(f"--track {track}: {exc}") from exc
 
 
 def run_options(bench: Path, items: list[str] | None) -> dict[str, Any]:

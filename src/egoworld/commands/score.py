@@ -7,14 +7,13 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import console, fail
+from egoworld.core.errors import console, exit_on_user_error
 from egoworld.scoring.outcome import check_scored
 
 
+@exit_on_user_error
 def score(
-    run_dir: Annotated[
-        Path | None, typer.Option("--run", help="Run folder written by `egoworld run`.")
-    ] = None,
+    run_dir: Annotated[Path, typer.Option("--run", help="Run folder written by `egoworld run`.")],
     bench: Annotated[Path | None, typer.Option(help="Benchmark folder, if it moved since the run.")] = None,
     judge: Annotated[
         str | None,
@@ -30,24 +29,17 @@ def score(
         str | None,
         typer.Option(help="Send config, scores and the score table to mlflow:URI | wandb[:DIR] (offline)."),
     ] = None,
-    old_run_dir: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Score a run offline: writes scores.jsonl (one row per question × order × epoch) and scores.json.
     A run imported from another harness's log also gets reference_score per row and reference_agreement.
 
     Example: egoworld score --run runs/qwen --scoring official"""
-    from egoworld.core.aliases import one_folder
-    from egoworld.core.folders.files import InputFileError
     from egoworld.render.tables import reference_line, summary_line
     from egoworld.scoring.score import score_run
 
-    run_dir = one_folder(run_dir, old_run_dir, "--run")
-    try:
-        summary = score_run(
-            run_dir, bench_dir=bench, options={"judge": judge} if judge else None, scoring=scoring
-        )
-    except (InputFileError, ValueError, FileNotFoundError, RuntimeError) as exc:
-        fail(exc)
+    summary = score_run(
+        run_dir, bench_dir=bench, options={"judge": judge} if judge else None, scoring=scoring
+    )
     print(summary_line(summary))
     if (agreement := summary.get("reference_agreement")) is not None:
         print(reference_line(agreement))

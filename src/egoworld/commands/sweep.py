@@ -7,9 +7,10 @@ from typing import Annotated, Any
 
 import typer
 
-from egoworld.core.errors import fail
+from egoworld.core.errors import exit_on_user_error, fail
 
 
+@exit_on_user_error
 def sweep(
     config: Annotated[Path, typer.Argument(help="Sweep file: models × benchmarks × settings (YAML).")],
     out: Annotated[Path, typer.Option("--out", help="Campaign folder; rerunning the sweep resumes it.")],
@@ -32,16 +33,12 @@ def sweep(
     from egoworld.campaign.matrix import load_sweep
     from egoworld.campaign.sweep import run_sweep
     from egoworld.commands.run import run
-    from egoworld.core.folders.files import InputFileError
     from egoworld.runner.config_file import schema
 
-    try:
-        plan = load_sweep(config, set(schema(run)))
-        for spec in {track, *(c.track for c in plan.cells)} - {None}:
-            parse_track(str(spec))
-        states = run_sweep(plan, out, default_budget=budget, executor=executor, address=address, track=track)
-    except (InputFileError, ValueError, RuntimeError) as exc:
-        fail(exc)
+    plan = load_sweep(config, set(schema(run)))
+    for spec in {track, *(c.track for c in plan.cells)} - {None}:
+        parse_track(str(spec))
+    states = run_sweep(plan, out, default_budget=budget, executor=executor, address=address, track=track)
     _print_states(states)
     failed = [s for s in states if s["status"] != "done"]
     if failed:
@@ -57,6 +54,7 @@ def _print_states(states: list[dict[str, Any]]) -> None:
         )
 
 
+@exit_on_user_error
 def sweep_status(
     campaign: Annotated[Path, typer.Argument(help="Campaign folder written by `egoworld sweep`.")],
 ) -> None:
@@ -64,12 +62,8 @@ def sweep_status(
     from collections import Counter
 
     from egoworld.campaign.cell_state import all_states
-    from egoworld.core.folders.files import InputFileError
 
-    try:
-        states = all_states(campaign)
-    except InputFileError as exc:  # a cell's state file that is a folder, empty, not UTF-8 or not JSON
-        fail(exc)
+    states = all_states(campaign)
     if not states:
         fail(f"{campaign}: no cells there (is it a campaign folder written by `egoworld sweep`?)")
     _print_states(states)

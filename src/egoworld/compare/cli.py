@@ -9,9 +9,10 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import console, fail
+from egoworld.core.errors import console, exit_on_user_error
 
 
+@exit_on_user_error
 def compare_cmd(
     perceived: Annotated[Path, typer.Argument(help="The perceived world (`egoworld world perceive --out`).")],
     truth: Annotated[Path, typer.Argument(help="The truth world (e.g. `egoworld world synth --out`).")],
@@ -33,15 +34,12 @@ def compare_cmd(
 
     Example: egoworld world compare worlds/perceived worlds/walks --out compare.json"""
     from egoworld.compare.worlds import compare_worlds, finite, render
-    from egoworld.core.folders.files import InputFileError, write_json
+    from egoworld.core.folders.files import write_json
 
     def say(text: str) -> None:
         console.print(text, highlight=False, soft_wrap=True)
 
-    try:
-        res = finite(compare_worlds(perceived, truth, say, anchors))
-    except (InputFileError, ValueError) as exc:
-        fail(exc)
+    res = finite(compare_worlds(perceived, truth, say, anchors))
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         write_json(out, res)

@@ -8,14 +8,10 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import fail
-from egoworld.core.folders.files import InputFileError
-from egoworld.media.media_error import MediaError
-
-_ERRORS = (InputFileError, ValueError, FileNotFoundError)
-_MEDIA_ERRORS = (InputFileError, MediaError, ValueError, FileNotFoundError)
+from egoworld.core.errors import exit_on_user_error
 
 
+@exit_on_user_error
 def beyond3d_demo_cmd(
     out: Annotated[
         Path, typer.Option("--out", help="Folder for worlds, benchmarks, runs and the report.")
@@ -30,25 +26,18 @@ def beyond3d_demo_cmd(
     sim kitchens) → report."""
     from egoworld.demo.beyond3d import run_demo
 
-    try:
-        run_demo(out, anchors=anchors, controls=controls, sim=sim, say=typer.echo)
-    except _ERRORS as exc:
-        fail(exc)
+    run_demo(out, anchors=anchors, controls=controls, sim=sim, say=typer.echo)
 
 
+@exit_on_user_error
 def vsi_wild_demo_cmd(
     out: Annotated[Path, typer.Option("--out", help="Folder for walks, benchmark, runs and report.")] = Path(
         "demo-vsi-wild"
     ),
     per_task: Annotated[int, typer.Option("--questions-per-task", help="Questions to build per task.")] = 120,
-    old_per_task: Annotated[int | None, typer.Option("--per-task", hidden=True)] = None,
 ) -> None:
     """Synthetic walks (0–10 min … 120+ min) → VSI-Super-Wild → random / prior / oracle with Shuffle24 → report."""
     from egoworld.demo.vsi_wild import run_demo
 
-    try:
-        per_task = old_per_task if old_per_task is not None else per_task  # --per-task: the old spelling
-        index = run_demo(out, per_task=per_task, say=lambda m: typer.echo(m, err=True))
-    except _MEDIA_ERRORS as exc:
-        fail(exc)
+    index = run_demo(out, per_task=per_task, say=lambda m: typer.echo(m, err=True))
     typer.echo(f"demo report: {index}")

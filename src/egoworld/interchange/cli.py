@@ -8,7 +8,10 @@ from typing import Annotated
 
 import typer
 
+from egoworld.core.errors import exit_on_user_error
 
+
+@exit_on_user_error
 def import_lmms_eval_cmd(
     log: Annotated[
         Path,
@@ -46,14 +49,9 @@ def import_lmms_eval_cmd(
 
     Example: egoworld import lmms-eval logs/qwen3.6_27b/without_video.jsonl --out imported/qwen-text
     """
-    from egoworld.core.errors import fail
-    from egoworld.core.folders.files import InputFileError
     from egoworld.interchange.lmms_eval_log import import_lmms_eval_log
 
-    try:
-        result = import_lmms_eval_log(log, out, bench=bench, model=model, task_dir=task_dir)
-    except (InputFileError, ValueError, FileNotFoundError) as exc:
-        fail(exc)
+    result = import_lmms_eval_log(log, out, bench=bench, model=model, task_dir=task_dir)
     where = "" if bench is not None or result.kind == "egoworld" else f"{out / 'bench'} and "
     typer.echo(
         f"wrote {where}{result.run}: {result.lines} logged {result.kind} replies of {result.model}; "

@@ -8,11 +8,12 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import fail
+from egoworld.core.errors import exit_on_user_error
 
 GROUP_HELP = "Inspect videos and frame sampling; manage the frame cache."
 
 
+@exit_on_user_error
 def probe_cmd(
     video: Annotated[Path, typer.Argument(help="A video file.")],
     policy: Annotated[str, typer.Option(help="Also show the frames this policy picks (e.g. uniform).")] = "",
@@ -22,26 +23,23 @@ def probe_cmd(
 ) -> None:
     """Frame count, rate, keyframes and size of a video (demuxed, not decoded)."""
     from egoworld.media.index import probe
-    from egoworld.media.media_error import MediaError
     from egoworld.media.policies import Clip, parse_policy
 
-    try:
-        index = probe(video)
-        gaps = [b - a for a, b in zip(index.keyframes, index.keyframes[1:], strict=False)]
-        print(
-            f"{video}: {index.count} frames, {index.duration_s:.3f} s, ~{index.avg_fps:.3f} fps, "
-            f"{index.width}x{index.height} {index.codec}, {len(index.keyframes)} keyframes"
-            + (f" (every {min(gaps)}–{max(gaps)} frames)" if gaps else "")
-        )
-        if policy:
-            sel = parse_policy(policy).select(index, Clip.of(index, start, end), frames)
-            print(f"{sel.policy}: {len(sel.indices)} frames")
-            print("  indices:", " ".join(map(str, sel.indices)))
-            print("  times:  ", " ".join(f"{t:.3f}" for t in sel.times))
-    except (MediaError, ValueError) as exc:
-        fail(exc)
+    index = probe(video)
+    gaps = [b - a for a, b in zip(index.keyframes, index.keyframes[1:], strict=False)]
+    print(
+        f"{video}: {index.count} frames, {index.duration_s:.3f} s, ~{index.avg_fps:.3f} fps, "
+        f"{index.width}x{index.height} {index.codec}, {len(index.keyframes)} keyframes"
+        + (f" (every {min(gaps)}–{max(gaps)} frames)" if gaps else "")
+    )
+    if policy:
+        sel = parse_policy(policy).select(index, Clip.of(index, start, end), frames)
+        print(f"{sel.policy}: {len(sel.indices)} frames")
+        print("  indices:", " ".join(map(str, sel.indices)))
+        print("  times:  ", " ".join(f"{t:.3f}" for t in sel.times))
 
 
+@exit_on_user_error
 def cache_cmd(
     clear: Annotated[
         bool, typer.Option(help="Delete every cached image (video hashes and tables stay).")

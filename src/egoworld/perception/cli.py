@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import console, fail
+from egoworld.core.errors import console, exit_on_user_error
 
 
+@exit_on_user_error
 def perceive_cmd(
     videos: Annotated[list[Path], typer.Argument(help="Video files, one episode each (a walk: 360° 2:1).")],
     out: Annotated[Path, typer.Option("--out", help="World folder to write (one folder per episode).")],
@@ -80,7 +81,6 @@ def perceive_cmd(
     Finished episodes are skipped; a trajectory without metric scale makes builders refuse metre questions.
 
     Example: egoworld world perceive walk.mp4 --kind walk --detector owlv2:weights/owlv2 --vocabulary chair,tree --out worlds/mine"""
-    from egoworld.core.folders.files import InputFileError
     from egoworld.perception.video.perceive_set import perceive_videos
     from egoworld.perception.video.perceive_walk import PerceiveSettings
 
@@ -89,10 +89,7 @@ def perceive_cmd(
         kind, trajectory, detector, words, stride, fps, scale, view_size, seed, reid,
         *(str(p) if p else None for p in (movements, fixtures, camera)),
     )  # fmt: skip
-    try:
-        outcomes = perceive_videos(list(videos), out, settings, jobs=jobs, force=force)
-    except (InputFileError, ValueError, RuntimeError) as exc:
-        fail(exc)
+    outcomes = perceive_videos(list(videos), out, settings, jobs=jobs, force=force)
     made = sum(o.status == "made" for o in outcomes)
     console.print(
         f"{len(outcomes)} episodes in {out} ({len(outcomes) - made} already there, {made} perceived)",

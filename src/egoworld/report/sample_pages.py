@@ -8,6 +8,7 @@ copied anywhere. Thumbnails are content-addressed (a frame shared by many questi
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -110,8 +111,16 @@ def chosen_pages(bv: BenchView, mode: str) -> list[str]:
     return keep
 
 
-# the workspace of the section being written, inherited by the forked workers of `map_processes`
-_JOB: dict[str, Any] = {}
+@dataclass(frozen=True)
+class SectionJob:
+    """What every worker of one section shares: the benchmark's view and where and how pages are written
+    (handed to the forked workers of `map_processes` once, not pickled per chunk)."""
+
+    bv: BenchView
+    ids: list[str]
+    out: Path
+    folder: str
+    style: str
 
 
 def write_section_pages(
@@ -135,11 +144,8 @@ def write_section_pages(
         chunks: list[list[int]] = [[] for _ in range(min(len(by_video), 4 * n))]
         for j, ks in enumerate(by_video.values()):
             chunks[j % len(chunks)].extend(ks)
-        _JOB.update(bv=bv, ids=ids, out=out, folder=folder, style=style)
-        try:
-            notes = map_processes(_write_pages, [(c,) for c in chunks], workers=n)
-        finally:
-            _JOB.clear()
+        job = SectionJob(bv, ids, out, folder, style)
+        notes = map_processes(_write_pages, [(c,) for c in chunks], workers=n, shared=job)
         for note in notes:
             if note:
                 print(f"report: thumbnails unavailable ({note})")
@@ -148,9 +154,9 @@ def write_section_pages(
     return links
 
 
-def _write_pages(chunk: list[int]) -> str | None:
+def _write_pages(job: SectionJob, chunk: list[int]) -> str | None:
     """Write the pages of ``chunk`` (positions in the section's id list); returns why thumbnails failed."""
-    bv, ids, out, folder, style = (_JOB[k] for k in ("bv", "ids", "out", "folder", "style"))
+    bv, ids, out, folder, style = job.bv, job.ids, job.out, job.folder, job.style
     from egoworld.view.detail import RunRequests
 
     thumbs = Thumbs(out)

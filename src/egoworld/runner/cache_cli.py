@@ -8,26 +8,26 @@ from typing import Annotated
 
 import typer
 
+from egoworld.core.errors import exit_on_user_error
+
 GROUP_HELP = "The response cache shared across runs (egoworld run --cache DIR)."
 
 
+@exit_on_user_error
 def stats(
     cache_dir: Annotated[Path, typer.Option("--cache", help="Cache folder given to `run --cache`.")],
 ) -> None:
     """Entries, lifetime hits and size of a response cache, per model (JSON on stdout)."""
     from egoworld.runner.response_cache import ResponseCache
 
-    try:
-        cache = ResponseCache(cache_dir, readonly=True)
-    except FileNotFoundError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    cache = ResponseCache(cache_dir, readonly=True)
     try:
         typer.echo(json.dumps(cache.stats(), indent=2, sort_keys=True))
     finally:
         cache.close()
 
 
+@exit_on_user_error
 def prune(
     cache_dir: Annotated[Path, typer.Option("--cache", help="Cache folder given to `run --cache`.")],
     older_than: Annotated[
@@ -41,14 +41,10 @@ def prune(
     from egoworld.runner.response_cache import CACHE_FILE, ResponseCache
 
     if not (cache_dir / CACHE_FILE).is_file():
-        typer.echo(f"error: {cache_dir}: no response cache here ({CACHE_FILE} missing)", err=True)
-        raise typer.Exit(2)
+        raise FileNotFoundError(f"{cache_dir}: no response cache here ({CACHE_FILE} missing)")
     cache = ResponseCache(cache_dir)
     try:
         removed = cache.prune(older_than_days=older_than, model=model)
-    except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
     finally:
         cache.close()
     typer.echo(f"removed {removed} entries from {cache_dir}")

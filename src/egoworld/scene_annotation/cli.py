@@ -10,19 +10,13 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import EXIT_INCOMPLETE, console, fail
+from egoworld.core.errors import EXIT_INCOMPLETE, console, exit_on_user_error
 
 GROUP_HELP = (
     "Scenes annotated like EXPLORE-Bench's: tags, filter, boxes, attributes, integration, correction; "
     "human correction in `egoworld view --scene`."
 )
 VLM_HELP = "openai:<model>[,base_url=URL,max_tokens=N,…] (an OpenAI-compatible VLM server)"
-
-
-def _errors() -> tuple[type[BaseException], ...]:
-    from egoworld.core.folders.files import InputFileError
-
-    return (InputFileError, ValueError, FileNotFoundError, RuntimeError)
 
 
 def _vlm(spec: str) -> object:
@@ -33,6 +27,7 @@ def _vlm(spec: str) -> object:
     return create_model(head, opts)
 
 
+@exit_on_user_error
 def annotate_cmd(
     images: Annotated[
         list[Path], typer.Argument(help="Final-scene image(s) to annotate.", show_default=False)
@@ -66,21 +61,18 @@ def annotate_cmd(
     from egoworld.perception.detectors.spec import create_detector
     from egoworld.scene_annotation.pipeline import annotate_scene
 
-    try:
-        report = annotate_scene(
-            images,
-            actions,
-            out,
-            vlm=_vlm(vlm),
-            detector=create_detector(detector),
-            correct_vlm=_vlm(correct_vlm) if correct_vlm else None,
-            initial=initial,
-            spacy=spacy,
-            invalid_retries=invalid_retries,
-        )
-        figures = _compare(out, truth) if truth else None
-    except _errors() as exc:
-        fail(exc)
+    report = annotate_scene(
+        images,
+        actions,
+        out,
+        vlm=_vlm(vlm),
+        detector=create_detector(detector),
+        correct_vlm=_vlm(correct_vlm) if correct_vlm else None,
+        initial=initial,
+        spacy=spacy,
+        invalid_retries=invalid_retries,
+    )
+    figures = _compare(out, truth) if truth else None
     console.print(f"wrote {out}: {report['objects']} objects (scene.json, end_frame_info.json, report.json)")
     for note in report["notes"]:
         console.print(f"[yellow]warning:[/] {note}", highlight=False)
@@ -104,6 +96,7 @@ def _compare(scene_dir: Path, world: Path) -> dict[str, object]:
     return figures
 
 
+@exit_on_user_error
 def compare_cmd(
     scene: Annotated[
         Path, typer.Option("--scene", help="Scene folder (its corrected.json, else scene.json).")
@@ -114,13 +107,11 @@ def compare_cmd(
 ) -> None:
     """Object recall / precision and attribute / relation agreement of an annotated scene against an exact
     scene graph (a synthetic action scene); one JSON line, also written as SCENE/agreement.json."""
-    try:
-        figures = _compare(scene, world)
-    except _errors() as exc:
-        fail(exc)
+    figures = _compare(scene, world)
     typer.echo(json.dumps(figures, sort_keys=True))
 
 
+@exit_on_user_error
 def render_cmd(
     world: Annotated[Path, typer.Option("--world", help="A synthetic action-scene episode folder.")],
     out: Annotated[Path, typer.Option("--out", help="PNG file to write.")],
@@ -131,10 +122,7 @@ def render_cmd(
     from egoworld.core.folders.files import atomic_open
     from egoworld.scene_annotation.graph_agreement import render_final
 
-    try:
-        rgb = render_final(world)
-    except _errors() as exc:
-        fail(exc)
+    rgb = render_final(world)
     with atomic_open(out, "wb") as fh:
         Image.fromarray(rgb).save(fh, format="PNG", compress_level=6)
     console.print(f"wrote {out}: {rgb.shape[1]}x{rgb.shape[0]}")

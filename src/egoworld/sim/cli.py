@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import console, fail
+from egoworld.core.errors import console, exit_on_user_error
 
 
+@exit_on_user_error
 def synth_cmd(
     kind: Annotated[
         str, typer.Argument(help="World kind: kitchen, walk or actions (or one a package registers).")
@@ -65,15 +66,11 @@ def synth_cmd(
 
     Example: egoworld world synth kitchen --episodes 4 --minutes 5 --out worlds/kitchens --jobs 2
     """
-    from egoworld.core.folders.files import InputFileError
     from egoworld.core.process.progress import progress_bar
     from egoworld.sim.kinds import world_kind
     from egoworld.sim.worldset import Job, plan_jobs, synth_world_set
 
-    try:
-        wk = world_kind(kind)
-    except ValueError as exc:
-        fail(exc)
+    wk = world_kind(kind)
     options = {
         "minutes": minutes,
         "fps": fps,
@@ -84,34 +81,31 @@ def synth_cmd(
         "abnormal_rate": abnormal_rate,
         "render": render,
     }
-    try:
-        cfg = wk.config(options)
-        todo, done = plan_jobs(kind, out, episodes, seed, cfg, force=force)
-        with progress_bar(True) as progress:
-            ep_task = progress.add_task(f"{kind} episodes", total=episodes, completed=0)
-            frame_task = progress.add_task("frames", total=None, visible=jobs == 1 and wk.frames)
+    cfg = wk.config(options)
+    todo, done = plan_jobs(kind, out, episodes, seed, cfg, force=force)
+    with progress_bar(True) as progress:
+        ep_task = progress.add_task(f"{kind} episodes", total=episodes, completed=0)
+        frame_task = progress.add_task("frames", total=None, visible=jobs == 1 and wk.frames)
 
-            def on_episode(job: Job, path: Path) -> None:
-                progress.advance(ep_task)
+        def on_episode(job: Job, path: Path) -> None:
+            progress.advance(ep_task)
 
-            def on_frames(i: int, n: int) -> None:
-                progress.update(frame_task, completed=i, total=n)
+        def on_frames(i: int, n: int) -> None:
+            progress.update(frame_task, completed=i, total=n)
 
-            synth_world_set(
-                kind,
-                out,
-                episodes,
-                seed,
-                cfg,
-                jobs=jobs,
-                force=force,
-                on_episode=on_episode,
-                on_frames=on_frames,
-                executor=executor,
-                address=address,
-            )
-    except (InputFileError, ValueError, RuntimeError) as exc:
-        fail(exc)
+        synth_world_set(
+            kind,
+            out,
+            episodes,
+            seed,
+            cfg,
+            jobs=jobs,
+            force=force,
+            on_episode=on_episode,
+            on_frames=on_frames,
+            executor=executor,
+            address=address,
+        )
     console.print(
         f"{episodes} {kind} episodes in {out} ({len(done)} already there, {len(todo)} made)",
         highlight=False,
@@ -119,6 +113,7 @@ def synth_cmd(
     )
 
 
+@exit_on_user_error
 def paper_sets_cmd(
     sets: Annotated[
         list[str] | None, typer.Argument(help="Sets to make: walks, kitchens (default both).")
@@ -154,25 +149,21 @@ def paper_sets_cmd(
     """
     import json
 
-    from egoworld.core.folders.files import InputFileError
     from egoworld.sim.paper_set_run import make_paper_set
     from egoworld.sim.paper_sets import SETS
 
     names = sets or list(SETS)
-    try:
-        for name in names:
-            figures = make_paper_set(
-                name,
-                out / name,
-                seed=seed,
-                scale=scale,
-                kitchens=kitchens,
-                workers=jobs,
-                executor=executor,
-                address=address,
-                force=force,
-                say=lambda msg: console.print(msg, highlight=False, soft_wrap=True),
-            )
-            print(json.dumps(figures, sort_keys=True))
-    except (InputFileError, ValueError, RuntimeError) as exc:
-        fail(exc)
+    for name in names:
+        figures = make_paper_set(
+            name,
+            out / name,
+            seed=seed,
+            scale=scale,
+            kitchens=kitchens,
+            workers=jobs,
+            executor=executor,
+            address=address,
+            force=force,
+            say=lambda msg: console.print(msg, highlight=False, soft_wrap=True),
+        )
+        print(json.dumps(figures, sort_keys=True))

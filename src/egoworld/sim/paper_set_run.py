@@ -13,21 +13,6 @@ from egoworld.sim.paper_sets import WALK_GROUPS, job_minutes, set_jobs
 from egoworld.sim.worldset import Job, run_jobs, split_jobs
 
 
-def start_local_ray(workers: int, address: str | None) -> None:
-    """Connect to Ray (``address``) or start it on this machine with ``workers`` CPUs (one task each)."""
-    from egoworld.core.process.pool import ensure_ray
-
-    before = os.environ.get("EGOWORLD_RAY_CPUS")
-    os.environ["EGOWORLD_RAY_CPUS"] = str(workers)
-    try:
-        ensure_ray(address)
-    finally:
-        if before is None:
-            os.environ.pop("EGOWORLD_RAY_CPUS", None)
-        else:
-            os.environ["EGOWORLD_RAY_CPUS"] = before
-
-
 def _children_cpu_s() -> float:
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
@@ -55,7 +40,9 @@ def make_paper_set(
     out = Path(out)
     todo, done = split_jobs(todo_jobs, out, force=force)
     if executor == "ray":
-        start_local_ray(workers, address)
+        from egoworld.core.process.pool import ensure_ray
+
+        ensure_ray(address, cpus=workers)  # started before the clock: one task per CPU, ``workers`` CPUs
     t_wall, t_cpu = time.perf_counter(), _children_cpu_s()
     made: list[str] = []
 

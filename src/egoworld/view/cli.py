@@ -8,11 +8,12 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import fail
+from egoworld.core.errors import exit_on_user_error, fail
 
 LOCAL = "127.0.0.1"
 
 
+@exit_on_user_error
 def view_cmd(
     paths: Annotated[
         list[Path] | None,
@@ -100,74 +101,66 @@ def view_cmd(
     if scene is not None:
         _serve_scene(scene, review, review_file, host, port)
         return
-    from egoworld.core.folders.files import InputFileError
     from egoworld.view.app import ViewApp, create_app
 
-    try:
-        if sum(x is not None for x in (review, answer, audit)) > 1:
-            raise ValueError("--review, --answer and --audit are separate sessions: pass one")
-        token = None if host in (LOCAL, "localhost") else secrets.token_urlsafe(16)
-        if audit:
-            from egoworld.view.audit_marks import AuditSession
+    if sum(x is not None for x in (review, answer, audit)) > 1:
+        raise ValueError("--review, --answer and --audit are separate sessions: pass one")
+    token = None if host in (LOCAL, "localhost") else secrets.token_urlsafe(16)
+    if audit:
+        from egoworld.view.audit_marks import AuditSession
 
-            session = AuditSession(
-                list(paths), audit, marks or Path(f"marks-{audit}.csv"), per_episode=per_episode, seed=seed
+        session = AuditSession(
+            list(paths), audit, marks or Path(f"marks-{audit}.csv"), per_episode=per_episode, seed=seed
+        )
+        view = ViewApp(None, audit=session, token=token)
+        where = "/audit"
+    elif answer:
+        from egoworld.view.human import HumanRun
+
+        if len(paths) != 1:
+            raise ValueError("--answer takes exactly one benchmark folder")
+        chosen = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
+        human = HumanRun(
+            paths[0], answer, out or Path(f"human-{answer}"), tasks=chosen, per_task=per_task, limit=limit
+        )
+        view = ViewApp(None, human=human, token=token)
+        where = "/answer"
+    else:
+        from egoworld.view.workspace import Workspace
+
+        ws = Workspace(paths)
+        log = bench_id = None
+        if review:
+            from egoworld.view.review import ReviewLog, default_review_file
+
+            if len(paths) != 1 or not (paths[0] / "manifest.json").is_file():
+                raise ValueError("--review takes exactly one benchmark folder (with manifest.json)")
+            (bv,) = ws.benches.values()
+            log = ReviewLog(
+                review_file or default_review_file(bv.bench.root, review),
+                reviewer=review,
+                bench_hash=bv.bench.hash,
             )
-            view = ViewApp(None, audit=session, token=token)
-            where = "/audit"
-        elif answer:
-            from egoworld.view.human import HumanRun
-
-            if len(paths) != 1:
-                raise ValueError("--answer takes exactly one benchmark folder")
-            chosen = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
-            human = HumanRun(
-                paths[0], answer, out or Path(f"human-{answer}"), tasks=chosen, per_task=per_task, limit=limit
-            )
-            view = ViewApp(None, human=human, token=token)
-            where = "/answer"
-        else:
-            from egoworld.view.workspace import Workspace
-
-            ws = Workspace(paths)
-            log = bench_id = None
-            if review:
-                from egoworld.view.review import ReviewLog, default_review_file
-
-                if len(paths) != 1 or not (paths[0] / "manifest.json").is_file():
-                    raise ValueError("--review takes exactly one benchmark folder (with manifest.json)")
-                (bv,) = ws.benches.values()
-                log = ReviewLog(
-                    review_file or default_review_file(bv.bench.root, review),
-                    reviewer=review,
-                    bench_hash=bv.bench.hash,
-                )
-                bench_id = bv.id
-            if baseline is not None and not (baseline / "run.json").is_file():
-                raise ValueError(f"--baseline {baseline}: not a run folder (no run.json)")
-            shown = {Path(r.dir).resolve() for bv in ws.benches.values() for r in bv.runs}
-            if baseline is not None and baseline.resolve() not in shown:
-                raise ValueError(f"--baseline {baseline}: not among the runs shown; pass it with --run too")
-            view = ViewApp(ws, review=log, review_bench=bench_id, token=token, baseline=baseline)
-            where = f"/b/{bench_id}/samples" if review else "/"
-    except (InputFileError, ValueError, FileNotFoundError, KeyError) as exc:
-        fail(exc)
+            bench_id = bv.id
+        if baseline is not None and not (baseline / "run.json").is_file():
+            raise ValueError(f"--baseline {baseline}: not a run folder (no run.json)")
+        shown = {Path(r.dir).resolve() for bv in ws.benches.values() for r in bv.runs}
+        if baseline is not None and baseline.resolve() not in shown:
+            raise ValueError(f"--baseline {baseline}: not among the runs shown; pass it with --run too")
+        view = ViewApp(ws, review=log, review_bench=bench_id, token=token, baseline=baseline)
+        where = f"/b/{bench_id}/samples" if review else "/"
     serve(create_app(view), host, port, where, token)
 
 
 def _serve_scene(folder: Path, review: str | None, log: Path | None, host: str, port: int) -> None:
     import secrets
 
-    from egoworld.core.folders.files import InputFileError
     from egoworld.view.app import ViewApp, create_app
     from egoworld.view.scene_routes import SceneSession
 
     if not review:
         fail("--scene needs --review NAME (the reviewer; the log is SCENE/reviews/NAME.sqlite)")
-    try:
-        session = SceneSession(folder, review, log)
-    except (InputFileError, ValueError, FileNotFoundError) as exc:
-        fail(exc)
+    session = SceneSession(folder, review, log)
     token = None if host in (LOCAL, "localhost") else secrets.token_urlsafe(16)
     serve(create_app(ViewApp(None, scene=session, token=token)), host, port, "/scene", token)
 
@@ -192,37 +185,31 @@ def serve(app: object, host: str, port: int, where: str, token: str | None) -> N
     uvicorn.Server(config).run(sockets=[sock])
 
 
+@exit_on_user_error
 def bench_filter_cmd(
     review: Annotated[
         Path,
         typer.Option("--review", help="Review log written by `egoworld view --bench BENCH --review NAME`."),
     ],
     out: Annotated[Path, typer.Option("--out", help="New benchmark folder with the accepted questions.")],
-    bench: Annotated[Path | None, typer.Option("--bench", help="Benchmark folder that was reviewed.")] = None,
+    bench: Annotated[Path, typer.Option("--bench", help="Benchmark folder that was reviewed.")],
     keep_flagged: Annotated[bool, typer.Option(help="Keep flagged questions too.")] = False,
-    old_bench: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Write the accepted questions of a reviewed benchmark as a new benchmark folder; its manifest records
     the review (file, sha256, reviewers, counts).
 
     Example: egoworld bench filter --bench bench/b3d --review bench/b3d/reviews/ana.sqlite --out bench/b3d-reviewed
     """
-    from egoworld.core.aliases import one_folder
-    from egoworld.core.folders.files import InputFileError
-
-    bench = one_folder(bench, old_bench, "--bench")
     from egoworld.view.review import filter_benchmark
 
-    try:
-        counts = filter_benchmark(bench, review, out, keep_flagged=keep_flagged)
-    except (InputFileError, ValueError, FileNotFoundError) as exc:
-        fail(exc)
+    counts = filter_benchmark(bench, review, out, keep_flagged=keep_flagged)
     typer.echo(
         f"wrote {out}: {counts['kept']} questions kept ({counts['accepted']} accepted, {counts['rejected']} "
         f"rejected, {counts['flagged']} flagged, {counts['unreviewed']} not reviewed)"
     )
 
 
+@exit_on_user_error
 def world_fix_cmd(
     world: Annotated[
         Path, typer.Argument(help="World folder (episode folders) the reviewed benchmark was built from.")
@@ -247,21 +234,14 @@ def world_fix_cmd(
     from egoworld.view.causes import review_fixes
     from egoworld.world.fix import apply_fixes
 
-    try:
-        fixes, records = [], []
-        for log in review:
-            found, record = review_fixes(log)
-            fixes += found
-            records.append(record)
-        if not fixes:
-            raise InputFileError(
-                f"{', '.join(map(str, review))}: no rejection names a cause — nothing to fix"
-            )
-        rep = apply_fixes(
-            world, fixes, out=out, review={"reviews": records} if len(records) > 1 else records[0]
-        )
-    except (InputFileError, ValueError) as exc:
-        fail(exc)
+    fixes, records = [], []
+    for log in review:
+        found, record = review_fixes(log)
+        fixes += found
+        records.append(record)
+    if not fixes:
+        raise InputFileError(f"{', '.join(map(str, review))}: no rejection names a cause — nothing to fix")
+    rep = apply_fixes(world, fixes, out=out, review={"reviews": records} if len(records) > 1 else records[0])
     for f in rep.applied:
         typer.echo(f"applied: {f.ref.label()} → {f.value}  ({f.entry})")
     for f in rep.already:

@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import console, fail
+from egoworld.core.errors import console, exit_on_user_error
 
 
+@exit_on_user_error
 def apply_cmd(
     log: Annotated[
         Path, typer.Argument(help="Scene review log (SCENE/reviews/NAME.sqlite).", show_default=False)
@@ -24,13 +25,9 @@ def apply_cmd(
 ) -> None:
     """Write the corrected scene annotation: scene.json with the review's live edits (accept / edit / delete /
     add, undone ones left out), plus its official end_frame_info list; `build explore --scenes` reads it."""
-    from egoworld.core.folders.files import InputFileError
     from egoworld.view.scene_review import apply_scene_log
 
-    try:
-        r = apply_scene_log(log, scene_dir=scene, out=out)
-    except (InputFileError, ValueError, FileNotFoundError) as exc:
-        fail(exc)
+    r = apply_scene_log(log, scene_dir=scene, out=out)
     console.print(
         f"wrote {r['file']}: {r['edits']} edits ({r['accepted']} accepted, {r['edited']} edited, "
         f"{r['deleted']} deleted, {r['added']} added, {r['unreviewed']} objects not reviewed)"

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import fail
+from egoworld.core.errors import exit_on_user_error
 
 GROUP_HELP = "Worlds (episodes): import recordings, synthesise, inspect."
 IMPORT_HELP = "Import real recordings as episode folders."
@@ -24,6 +24,7 @@ def _say(text: str) -> None:
     Console(stderr=True).print(text, highlight=False, soft_wrap=True)
 
 
+@exit_on_user_error
 def import_hd_epic_cmd(
     root: Annotated[
         Path,
@@ -36,23 +37,15 @@ def import_hd_epic_cmd(
     videos_dir: Annotated[
         Path | None, typer.Option("--videos", help="Folder of <PXX>/<video>.mp4 files to reference.")
     ] = None,
-    old_video: Annotated[list[str] | None, typer.Option("--video", hidden=True)] = None,
-    old_videos_dir: Annotated[Path | None, typer.Option("--videos-dir", hidden=True)] = None,
 ) -> None:
     """Import HD-EPIC: object movement tracks per video; with mask_info.json their 3D start / end
     locations, fixtures and boxes; digital-twin fixtures and mesh; Aria camera poses where the folder has
     them. Prints what was sorted, clipped or kept as overlapping and how the masks joined.
 
     Example: egoworld world import hd-epic hd-epic-annotations --out worlds/hd-epic --video-id P01-20240203-184045"""
-    from egoworld.core.folders.files import InputFileError
     from egoworld.world.hd_epic.importer import import_hd_epic
 
-    try:
-        video = [*(video or []), *(old_video or [])]  # --video, --videos-dir: old spellings
-        videos_dir = videos_dir or old_videos_dir
-        folders, rep = import_hd_epic(root, out, videos=video or None, video_dir=videos_dir)
-    except (InputFileError, ValueError) as exc:
-        fail(exc)
+    folders, rep = import_hd_epic(root, out, videos=video or None, video_dir=videos_dir)
     _say(
         f"wrote {len(folders)} episodes to {out} — assoc_info: {rep.videos} videos, {rep.objects} objects, "
         f"{rep.movements} movements; sorted tracks of {rep.reordered_objects} objects, kept "
@@ -71,6 +64,7 @@ def import_hd_epic_cmd(
         _say("no scene-and-object-movements/mask_info.json: movements have times only (no 3D positions)")
 
 
+@exit_on_user_error
 def import_epic_kitchens_cmd(
     root: Annotated[
         Path, typer.Argument(help="Folder with EPIC_100_<split>.csv and EPIC_100_video_info.csv.")
@@ -80,20 +74,15 @@ def import_epic_kitchens_cmd(
     video: Annotated[
         list[str] | None, typer.Option("--video-id", help="Import only this video id (repeatable).")
     ] = None,
-    old_video: Annotated[list[str] | None, typer.Option("--video", hidden=True)] = None,
 ) -> None:
     """Import EPIC-KITCHENS-100 action segments: one episode per video with its timestamped actions."""
-    from egoworld.core.folders.files import InputFileError
     from egoworld.world.epic_kitchens import import_epic_kitchens
 
-    try:
-        video = [*(video or []), *(old_video or [])]  # --video: the old spelling
-        folders = import_epic_kitchens(root, out, split=split, videos=video or None)
-    except (InputFileError, ValueError) as exc:
-        fail(exc)
+    folders = import_epic_kitchens(root, out, split=split, videos=video or None)
     _say(f"wrote {len(folders)} episodes to {out}")
 
 
+@exit_on_user_error
 def show_cmd(
     folder: Annotated[Path, typer.Argument(help="An episode folder, or a world folder of episode folders.")],
     episode: Annotated[
@@ -111,28 +100,25 @@ def show_cmd(
     from egoworld.world.episode_folder import find_episodes, load_episode
     from egoworld.world.show import render_png, summarize
 
-    try:
-        folders = find_episodes(folder)
-        if not folders:
-            raise InputFileError(f"{folder}: no episode.json here or below (is this an episode folder?)")
-        if len(folders) > 1 and episode is None:
-            for f in folders:
-                ep = load_episode(f)
-                moves = sum(len(o.movements) for o in ep.objects)
-                print(
-                    f"{ep.id:<24} {ep.duration_s:>9.1f} s  {len(ep.fixtures):>3} fixtures  {len(ep.objects):>4} "
-                    f"objects  {moves:>5} movements  {len(ep.actions):>5} actions"
-                    + ("  poses" if ep.poses is not None else "")
-                )
-            print(f"{len(folders)} episodes (show one with --episode ID)")
-            return
-        chosen = folders[0] if episode is None else next((f for f in folders if f.name == episode), None)
-        if chosen is None:
-            raise InputFileError(f"{folder}: no episode folder named {episode!r}")
-        ep = load_episode(chosen)
-        print(summarize(ep))
-        if picture:
-            path, kind = render_png(ep, chosen, png or Path(f"{ep.id}.png"))
-            print(f"  picture  {path} ({kind})")
-    except (InputFileError, ValueError) as exc:
-        fail(exc)
+    folders = find_episodes(folder)
+    if not folders:
+        raise InputFileError(f"{folder}: no episode.json here or below (is this an episode folder?)")
+    if len(folders) > 1 and episode is None:
+        for f in folders:
+            ep = load_episode(f)
+            moves = sum(len(o.movements) for o in ep.objects)
+            print(
+                f"{ep.id:<24} {ep.duration_s:>9.1f} s  {len(ep.fixtures):>3} fixtures  {len(ep.objects):>4} "
+                f"objects  {moves:>5} movements  {len(ep.actions):>5} actions"
+                + ("  poses" if ep.poses is not None else "")
+            )
+        print(f"{len(folders)} episodes (show one with --episode ID)")
+        return
+    chosen = folders[0] if episode is None else next((f for f in folders if f.name == episode), None)
+    if chosen is None:
+        raise InputFileError(f"{folder}: no episode folder named {episode!r}")
+    ep = load_episode(chosen)
+    print(summarize(ep))
+    if picture:
+        path, kind = render_png(ep, chosen, png or Path(f"{ep.id}.png"))
+        print(f"  picture  {path} ({kind})")

@@ -166,7 +166,7 @@ class EpisodeMedia(_Strict):
     roots: tuple[str, ...] = Field(
         default=(),
         description="absolute folders outside the episode folder its media may name (an importer's "
-        "--videos-dir); anything else must lie inside the episode folder (egoworld.core.folders.confine)",
+        "--videos); anything else must lie inside the episode folder (egoworld.core.folders.confine)",
     )
 
     @field_validator("roots")

@@ -9,18 +9,13 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import fail
+from egoworld.core.errors import exit_on_user_error
 
 EXIT_SHORT = 3
 GROUP_HELP = "Beyond3D: audit visibility tracks, temporal-cues variant, demo."
 
 
-def _errors() -> tuple[type[BaseException], ...]:
-    from egoworld.core.folders.files import InputFileError
-
-    return (InputFileError, ValueError, FileNotFoundError)
-
-
+@exit_on_user_error
 def build_cmd(
     world: Annotated[
         list[Path], typer.Option("--world", help="Episode folder, or a folder of them (repeatable).")
@@ -61,26 +56,24 @@ def build_cmd(
     from egoworld.benchmarks.beyond3d.build.builder import BuildConfig, build_beyond3d
     from egoworld.benchmarks.beyond3d.build.visibility_tracks import TrackConfig
 
-    try:
-        cfg = BuildConfig(
-            anchors=anchors,
-            controls=controls,
-            seed=seed,
-            track=TrackConfig(rate_hz=rate, depth=depth),
-            detections=detections,
-            cues=cues,
-        )
-        report = build_beyond3d(
-            world, out, cfg, progress=lambda m: typer.echo(m, err=True), executor=executor, address=address
-        )
-    except _errors() as exc:
-        fail(exc)
+    cfg = BuildConfig(
+        anchors=anchors,
+        controls=controls,
+        seed=seed,
+        track=TrackConfig(rate_hz=rate, depth=depth),
+        detections=detections,
+        cues=cues,
+    )
+    report = build_beyond3d(
+        world, out, cfg, progress=lambda m: typer.echo(m, err=True), executor=executor, address=address
+    )
     for line in report.lines():
         typer.echo(line)
     if report.shortfall is not None:
         raise typer.Exit(EXIT_SHORT)
 
 
+@exit_on_user_error
 def audit_cmd(
     world: Annotated[
         list[Path], typer.Option("--world", help="Episode folder, or a folder of them (repeatable).")
@@ -106,14 +99,11 @@ def audit_cmd(
     from egoworld.benchmarks.beyond3d.build.audit import audit_worlds
     from egoworld.core.folders.files import write_json
 
-    try:
-        result = audit_worlds(
-            world, marks=marks, truth=truth, detections=detections, depth=depth, min_pixels=min_pixels
-        )
-        if out is not None:
-            write_json(out, result.as_dict())
-    except _errors() as exc:
-        fail(exc)
+    result = audit_worlds(
+        world, marks=marks, truth=truth, detections=detections, depth=depth, min_pixels=min_pixels
+    )
+    if out is not None:
+        write_json(out, result.as_dict())
     typer.echo(result.markdown())
     if result.unmatched:
         typer.echo(
@@ -121,25 +111,20 @@ def audit_cmd(
         )
 
 
+@exit_on_user_error
 def cues_cmd(
     out: Annotated[Path, typer.Option("--out", help="Folder for the variant.")],
-    bench: Annotated[Path | None, typer.Option("--bench", help="A built Beyond3D benchmark folder.")] = None,
+    bench: Annotated[Path, typer.Option("--bench", help="A built Beyond3D benchmark folder.")],
     kind: Annotated[str, typer.Option(help="moves (the paper's temporal cue) | sightings.")] = "moves",
-    old_bench: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Write the temporal-cues variant of a benchmark (same questions, a cue before each)."""
     from egoworld.benchmarks.beyond3d.build.cues import cue_variant
-    from egoworld.core.aliases import one_folder
 
-    bench = one_folder(bench, old_bench, "--bench")
-
-    try:
-        b = cue_variant(bench, out, kind)
-    except _errors() as exc:
-        fail(exc)
+    b = cue_variant(bench, out, kind)
     typer.echo(f"wrote {out}: {len(b.samples)} questions with {kind} cues")
 
 
+@exit_on_user_error
 def import_qa_cmd(
     file: Annotated[
         Path, typer.Argument(help="A release file: vqa_baseline.jsonl or vqa_temporal_cues.jsonl.")
@@ -178,16 +163,13 @@ def import_qa_cmd(
     """
     from egoworld.benchmarks.beyond3d.importer import ReleaseSettings, import_beyond3d_qa
 
-    try:
-        w, _, h = video_size.lower().partition("x")
-        if not (w.isdigit() and h.isdigit()):
-            raise ValueError(f"--video-size {video_size!r}: expected WxH, e.g. 448x448")
-        settings = ReleaseSettings(
-            time_tolerance_s=time_tolerance, point_tolerance=point_tolerance, time_only=time_only,
-            video_size=(int(w), int(h)),
-        )  # fmt: skip
-        bench = import_beyond3d_qa(file, out, videos=videos, settings=settings)
-    except _errors() as exc:
-        fail(exc)
+    w, _, h = video_size.lower().partition("x")
+    if not (w.isdigit() and h.isdigit()):
+        raise ValueError(f"--video-size {video_size!r}: expected WxH, e.g. 448x448")
+    settings = ReleaseSettings(
+        time_tolerance_s=time_tolerance, point_tolerance=point_tolerance, time_only=time_only,
+        video_size=(int(w), int(h)),
+    )  # fmt: skip
+    bench = import_beyond3d_qa(file, out, videos=videos, settings=settings)
     counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
     typer.echo(f"wrote {out}: {len(bench.samples)} questions ({counts})")

@@ -22,12 +22,6 @@ GROUP_HELP = (
 )
 
 
-def _errors() -> tuple[type[BaseException], ...]:
-    from egoworld.core.folders.files import InputFileError
-
-    return (InputFileError, ValueError, FileNotFoundError, RuntimeError)
-
-
 def _score_options(
     judge: str | None,
     spacy: str | None,
@@ -69,10 +63,7 @@ def import_explore_anno(
     """
     from egoworld.benchmarks.explore.importer import import_explore_anno as do_import
 
-    try:
-        bench = do_import(file, out, images=images, seed=seed, tiny_size=tiny_size)
-    except _errors() as exc:
-        fail(exc)
+    bench = do_import(file, out, images=images, seed=seed, tiny_size=tiny_size)
     counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
     console.print(f"wrote {out}: {len(bench.samples)} instances ({counts})")
 
@@ -101,32 +92,29 @@ def build_explore(
     its scene graphs), from EPIC-KITCHENS-100 action segments (--epic: real actions, no final annotation,
     for inference and cost studies) or from annotated scenes (--scenes: initial image + actions + the
     human-corrected final scene of `egoworld scene annotate` / `scene apply`)."""
-    try:
-        if sum(x is not None for x in (world, epic, scenes)) != 1:
-            raise ValueError(
-                "pass one of --world DIR (episodes), --epic DIR (EPIC-KITCHENS-100) or --scenes DIR (annotated scenes)"
-            )
-        if scenes:
-            from egoworld.benchmarks.explore.build.builder import build_from_episodes
-            from egoworld.benchmarks.explore.build.from_world import scene_episode
+    if sum(x is not None for x in (world, epic, scenes)) != 1:
+        raise ValueError(
+            "pass one of --world DIR (episodes), --epic DIR (EPIC-KITCHENS-100) or --scenes DIR (annotated scenes)"
+        )
+    if scenes:
+        from egoworld.benchmarks.explore.build.builder import build_from_episodes
+        from egoworld.benchmarks.explore.build.from_world import scene_episode
 
-            bench = build_from_episodes(
-                [scene_episode(d) for d in scenes],
-                out,
-                seed=seed,
-                tiny_size=tiny_size,
-                builder={"builder": "explore-scenes", "scenes": [d.name for d in scenes]},
-            )
-        elif world:
-            from egoworld.benchmarks.explore.build.from_world import build_from_world
+        bench = build_from_episodes(
+            [scene_episode(d) for d in scenes],
+            out,
+            seed=seed,
+            tiny_size=tiny_size,
+            builder={"builder": "explore-scenes", "scenes": [d.name for d in scenes]},
+        )
+    elif world:
+        from egoworld.benchmarks.explore.build.from_world import build_from_world
 
-            bench = build_from_world(world, out, seed=seed, tiny_size=tiny_size)
-        else:
-            from egoworld.benchmarks.explore.build.epic import build_epic
+        bench = build_from_world(world, out, seed=seed, tiny_size=tiny_size)
+    else:
+        from egoworld.benchmarks.explore.build.epic import build_epic
 
-            bench = build_epic(epic, out, per_partition=per_partition, seed=seed, tiny_size=tiny_size)
-    except _errors() as exc:
-        fail(exc)
+        bench = build_epic(epic, out, per_partition=per_partition, seed=seed, tiny_size=tiny_size)
     counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
     console.print(f"wrote {out}: {len(bench.samples)} instances ({counts})")
 
@@ -158,11 +146,8 @@ def explore_score(
     """Score predictions made elsewhere (official formats) against a benchmark's annotations."""
     from egoworld.benchmarks.explore.score_run import score_prediction_file
 
-    try:
-        opts = _score_options(judge, spacy, weights, abn_weight, scenes, scene_weights, coverage)
-        summary = score_prediction_file(bench, predictions, out, options=opts, label=label)
-    except _errors() as exc:
-        fail(exc)
+    opts = _score_options(judge, spacy, weights, abn_weight, scenes, scene_weights, coverage)
+    summary = score_prediction_file(bench, predictions, out, options=opts, label=label)
     _print_summary(summary)
     check_scored(summary, out)
 
@@ -192,21 +177,18 @@ def explore_agreement(
 
     from egoworld.benchmarks.explore.agreement import agreement, human_scores, judge_items, write_template
 
-    try:
-        if template is not None:
-            n = write_template(first, template)
-            console.print(f"wrote {template}: {n} items to score (fill the 'score' column, 0–5)")
-            return
-        a, info_a = judge_items(first, include_no_evidence=include_no_evidence)
-        if human is not None:
-            b, info_b = human_scores(human), {}
-        elif second is not None:
-            b, info_b = judge_items(second, include_no_evidence=include_no_evidence)
-        else:
-            raise ValueError("pass a second scored folder or --human CSV")
-        result = {**agreement(a, b), "left_out": {"first": info_a, "second": info_b}}
-    except _errors() as exc:
-        fail(exc)
+    if template is not None:
+        n = write_template(first, template)
+        console.print(f"wrote {template}: {n} items to score (fill the 'score' column, 0–5)")
+        return
+    a, info_a = judge_items(first, include_no_evidence=include_no_evidence)
+    if human is not None:
+        b, info_b = human_scores(human), {}
+    elif second is not None:
+        b, info_b = judge_items(second, include_no_evidence=include_no_evidence)
+    else:
+        raise ValueError("pass a second scored folder or --human CSV")
+    result = {**agreement(a, b), "left_out": {"first": info_a, "second": info_b}}
     print(json.dumps(result, indent=2))
 
 
@@ -222,10 +204,7 @@ def explore_report_cmd(
 
     folders = _run_folders(runs)
 
-    try:
-        path = explore_report(folders, out)
-    except _errors() as exc:
-        fail(exc)
+    path = explore_report(folders, out)
     print(path.read_text(encoding="utf-8"))
 
 

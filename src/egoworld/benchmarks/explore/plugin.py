@@ -3,7 +3,7 @@ and gold reply of the standard plan, and the judge-based scorer.
 
 `egoworld run` sends the chains of ``--option strategy=one-go | stepwise`` (one request per sample, or
 several dependent ones; the options are `plan.RUN_OPTIONS`); without EXPLORE options in the text setting it keeps the standard plan (the one-go prompt,
-one request per sample and epoch). Either run folder is scored by `egoworld score RUNDIR --judge …`.
+one request per sample and epoch). Either run folder is scored by `egoworld score --run RUNDIR --judge …`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Score EXPLORE predictions into ``scores.jsonl`` (one row per sample and epoch) and ``scores.json``.
 
-Two entry points: `score_explore_run` (the benchmark plug-in's hook, called by `egoworld score RUNDIR`) and
+Two entry points: `score_explore_run` (the benchmark plug-in's hook, called by `egoworld score --run RUNDIR`) and
 `score_prediction_file` (predictions made elsewhere). The judge cache lives next to the scores
 (``judge.sqlite``): rescoring reuses every valid judgement and retries only failed ones.
 """

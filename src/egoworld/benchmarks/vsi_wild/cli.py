@@ -9,22 +9,16 @@ from typing import Annotated
 
 import typer
 
-from egoworld.core.errors import console, fail
+from egoworld.core.errors import console, exit_on_user_error
 
 GROUP_HELP = "VSI-Super-Wild: cut panoramas into views, demo."
-
-
-def _errors() -> tuple[type[BaseException], ...]:
-    from egoworld.core.folders.files import InputFileError
-    from egoworld.media.media_error import MediaError
-
-    return (InputFileError, MediaError, ValueError, FileNotFoundError)
 
 
 def _floats(text: str) -> tuple[float, ...]:
     return tuple(float(x) for x in text.split(",") if x.strip())
 
 
+@exit_on_user_error
 def build_cmd(
     world: Annotated[
         list[Path], typer.Option("--world", help="Walk episode folder, or a folder of them (repeatable).")
@@ -33,7 +27,6 @@ def build_cmd(
     per_task: Annotated[
         int, typer.Option("--questions-per-task", help="Questions to build per task (0 = every candidate).")
     ] = 250,
-    old_per_task: Annotated[int | None, typer.Option("--per-task", hidden=True)] = None,
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
     frames: Annotated[
         int, typer.Option(help="Evaluation frame count the resolvability rules assume (uniform sampling).")
@@ -64,43 +57,36 @@ def build_cmd(
     from egoworld.benchmarks.vsi_wild.build.builder import build_vsi_wild
     from egoworld.benchmarks.vsi_wild.build.config import BuildConfig, StreamRules, VMRRules
 
-    try:
-        if vmr_moment not in ("both", "frame", "timestamp"):
-            raise ValueError(f"--vmr-moment must be both, frame or timestamp, not {vmr_moment!r}")
-        if stream_clip not in ("prefix", "chunk"):
-            raise ValueError(f"--stream-clip must be prefix or chunk, not {stream_clip!r}")
-        if media not in ("copy", "absolute"):
-            raise ValueError(f"--media must be copy or absolute, not {media!r}")
-        if old_per_task is not None:  # --per-task: the old spelling of --questions-per-task
-            per_task = old_per_task
-        cfg = BuildConfig(
-            per_task=per_task or None,
-            seed=seed,
-            frames=frames,
-            tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()),
-            streaming=streaming,
-            media=media,  # type: ignore[arg-type]
-            vmr=VMRRules(moment=vmr_moment),  # type: ignore[arg-type]
-            stream=StreamRules(fractions=_floats(stream_fractions), clip=stream_clip),  # type: ignore[arg-type]
-        )
-        report = build_vsi_wild(world, out, cfg, say=lambda m: typer.echo(m, err=True))
-    except _errors() as exc:
-        fail(exc)
+    if vmr_moment not in ("both", "frame", "timestamp"):
+        raise ValueError(f"--vmr-moment must be both, frame or timestamp, not {vmr_moment!r}")
+    if stream_clip not in ("prefix", "chunk"):
+        raise ValueError(f"--stream-clip must be prefix or chunk, not {stream_clip!r}")
+    if media not in ("copy", "absolute"):
+        raise ValueError(f"--media must be copy or absolute, not {media!r}")
+    cfg = BuildConfig(
+        per_task=per_task or None,
+        seed=seed,
+        frames=frames,
+        tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()),
+        streaming=streaming,
+        media=media,  # type: ignore[arg-type]
+        vmr=VMRRules(moment=vmr_moment),  # type: ignore[arg-type]
+        stream=StreamRules(fractions=_floats(stream_fractions), clip=stream_clip),  # type: ignore[arg-type]
+    )
+    report = build_vsi_wild(world, out, cfg, say=lambda m: typer.echo(m, err=True))
     for line in report.lines():
         typer.echo(line)
 
 
+@exit_on_user_error
 def durations_cmd(
-    bench: Annotated[
-        Path | None, typer.Option("--bench", help="An imported VSI-Super-Wild benchmark folder.")
-    ] = None,
+    bench: Annotated[Path, typer.Option("--bench", help="An imported VSI-Super-Wild benchmark folder.")],
     videos: Annotated[
         Path | None, typer.Option(help="Folder of the view videos: durations are probed with PyAV.")
     ] = None,
     durations: Annotated[
         Path | None, typer.Option(help="CSV with video_name and duration_s (or duration_min) columns.")
     ] = None,
-    old_bench: Annotated[Path | None, typer.Argument(hidden=True)] = None,
 ) -> None:
     """Add each video's duration and duration group (0–10 … 120+ min) to the samples, so `egoworld report`
     shows the duration analyses for the official question file too."""
@@ -110,28 +96,24 @@ def durations_cmd(
         read_durations_csv,
         video_name,
     )
-    from egoworld.core.aliases import one_folder
     from egoworld.core.folders.bench_folder import load_benchmark
 
-    bench = one_folder(bench, old_bench, "--bench")
-    try:
-        if (videos is None) == (durations is None):
-            raise ValueError("give exactly one of --videos DIR or --durations CSV")
-        if videos is not None:
-            names = sorted({video_name(s) for s in load_benchmark(bench).samples})
-            table, origin = probe_durations(videos, names), "probed with PyAV"
-        else:
-            assert durations is not None
-            table, origin = read_durations_csv(durations), f"csv {durations.name}"
-        b = add_durations(bench, table, origin)
-    except _errors() as exc:
-        fail(exc)
+    if (videos is None) == (durations is None):
+        raise ValueError("give exactly one of --videos DIR or --durations CSV")
+    if videos is not None:
+        names = sorted({video_name(s) for s in load_benchmark(bench).samples})
+        table, origin = probe_durations(videos, names), "probed with PyAV"
+    else:
+        assert durations is not None
+        table, origin = read_durations_csv(durations), f"csv {durations.name}"
+    b = add_durations(bench, table, origin)
     groups: dict[str, int] = {}
     for s in b.samples:
         groups[s.metadata["duration_group"]] = groups.get(s.metadata["duration_group"], 0) + 1
     typer.echo(f"{bench}: durations added to {len(b.samples)} samples; by group (min): {groups}")
 
 
+@exit_on_user_error
 def views_cmd(
     pano: Annotated[Path, typer.Argument(help="Equirectangular (2:1) 360° video.")],
     out: Annotated[Path, typer.Option("--out", help="Folder for front/right/back/left.mp4.")],
@@ -143,15 +125,13 @@ def views_cmd(
 
     from egoworld.world.panorama_views import cut_views
 
-    try:
-        meta = cut_views(pano, out, size=size, fov_deg=fov)
-    except _errors() as exc:
-        fail(exc)
+    meta = cut_views(pano, out, size=size, fov_deg=fov)
     typer.echo(
         json.dumps({v: {k: m[k] for k in ("yaw_deg", "frames", "duration_s")} for v, m in meta.items()})
     )
 
 
+@exit_on_user_error
 def import_vsi_wild_qa(
     file: Annotated[Path, typer.Argument(help="The official vsi_super_wild_qa.jsonl (6,980 questions).")],
     out: Annotated[
@@ -180,32 +160,28 @@ def import_vsi_wild_qa(
     or probed from the videos) add the paper's duration groups (0–10 … 120+ minutes) to the report.
     """
     from egoworld.benchmarks.vsi_wild.importer import import_vsi_wild_qa as do_import
-    from egoworld.core.folders.files import InputFileError
 
-    try:
-        if durations is not None and probe_durations:
-            raise ValueError("give --durations CSV or --probe-durations, not both")
-        if probe_durations and videos is None:
-            raise ValueError("--probe-durations reads the videos: pass --videos DIR too")
-        bench = do_import(file, out, videos=videos)
-        if durations is not None or probe_durations:
-            from egoworld.benchmarks.vsi_wild.durations import (
-                add_durations,
-                read_durations_csv,
-                video_name,
-            )
-            from egoworld.benchmarks.vsi_wild.durations import (
-                probe_durations as probe,
-            )
+    if durations is not None and probe_durations:
+        raise ValueError("give --durations CSV or --probe-durations, not both")
+    if probe_durations and videos is None:
+        raise ValueError("--probe-durations reads the videos: pass --videos DIR too")
+    bench = do_import(file, out, videos=videos)
+    if durations is not None or probe_durations:
+        from egoworld.benchmarks.vsi_wild.durations import (
+            add_durations,
+            read_durations_csv,
+            video_name,
+        )
+        from egoworld.benchmarks.vsi_wild.durations import (
+            probe_durations as probe,
+        )
 
-            if durations is not None:
-                table, origin = read_durations_csv(durations), f"csv {durations.name}"
-            else:
-                assert videos is not None
-                table = probe(videos, sorted({video_name(s) for s in bench.samples}))
-                origin = "probed with PyAV"
-            bench = add_durations(out, table, origin)
-    except (InputFileError, ValueError) as exc:
-        fail(exc)
+        if durations is not None:
+            table, origin = read_durations_csv(durations), f"csv {durations.name}"
+        else:
+            assert videos is not None
+            table = probe(videos, sorted({video_name(s) for s in bench.samples}))
+            origin = "probed with PyAV"
+        bench = add_durations(out, table, origin)
     counts = ", ".join(f"{t} {n}" for t, n in bench.manifest.counts.items())
     console.print(f"wrote {out}: {len(bench.samples)} samples ({counts})")

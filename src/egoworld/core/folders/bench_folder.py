@@ -167,7 +167,7 @@ def check_counts(manifest: Manifest, samples: list[Sample], where: Path) -> None
     if wrong:
         raise InputFileError(
             f"{where}, field 'counts': disagrees with the samples ({'; '.join(wrong)}) — rebuild the benchmark, "
-            "or run `egoworld bench rehash DIR` to accept an edit"
+            "or run `egoworld bench rehash --bench DIR` to accept an edit"
         )
 
 

@@ -9,7 +9,7 @@ before a byte of it is read.
 
 A world episode follows the same rule: its media (``episode.json`` ``media``, scene-graph images) lie
 inside the episode folder or inside the absolute folders ``media.roots`` declares (written by
-``world import hd-epic --videos-dir``); `egoworld.world.episode_folder.load_episode` checks them.
+``world import hd-epic --videos``); `egoworld.world.episode_folder.load_episode` checks them.
 
 Names that become paths (a video id, an EXPLORE ``start_frame``) must be one plain path component
 (`check_name`), so that an importer never writes or reads outside the folders it was given.
@@ -30,7 +30,7 @@ FIX = (
 
 
 WORLD_FIX = (
-    "keep media inside the episode folder, or import the recording again with its --videos-dir "
+    "keep media inside the episode folder, or import the recording again with its --videos "
     "(recorded in episode.json's media.roots)"
 )
 

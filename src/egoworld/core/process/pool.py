@@ -15,8 +15,9 @@ T = TypeVar("T")
 EXECUTORS = ("local", "ray")
 
 
-def ensure_ray(address: str | None) -> Any:
-    """Import Ray and connect (or start a local instance); returns the module."""
+def ensure_ray(address: str | None, cpus: int | None = None) -> Any:
+    """Import Ray and connect to ``address`` or start a local instance with ``cpus`` CPUs (None:
+    ``EGOWORLD_RAY_CPUS`` or every CPU); returns the module."""
     try:
         import ray
     except ModuleNotFoundError as exc:
@@ -30,9 +31,14 @@ def ensure_ray(address: str | None) -> Any:
         if address:
             kwargs["address"] = address
         else:
-            kwargs["num_cpus"] = int(os.environ.get("EGOWORLD_RAY_CPUS", os.cpu_count() or 1))
+            kwargs["num_cpus"] = cpus if cpus is not None else ray_cpus()
         ray.init(**kwargs)
     return ray
+
+
+def ray_cpus() -> int:
+    """The CPUs of a Ray instance started here: ``EGOWORLD_RAY_CPUS`` or every CPU of the machine."""
+    return int(os.environ.get("EGOWORLD_RAY_CPUS", os.cpu_count() or 1))
 
 
 def map_jobs(
@@ -74,17 +80,37 @@ def cpu_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def map_processes(
-    fn: Callable[..., T], jobs: Sequence[tuple[Any, ...]], *, workers: int | None = None
-) -> list[T]:
-    """``[fn(*job) for job in jobs]`` over forked worker processes on this machine, results in job order.
+#: in a forked worker of `map_processes`: the function and the shared object its initializer was handed
+_WORKER: list[Any] = []
 
-    Workers are forked, so ``fn`` may read module state the parent set up before the call (no pickling of
-    large inputs); with one worker, one job or no ``fork`` the jobs run here."""
+
+def _start_worker(fn: Callable[..., Any], shared: Any) -> None:
+    """Pool initializer: keep ``fn`` and ``shared`` (inherited by the fork, never pickled) in this worker."""
+    _WORKER[:] = [fn, shared]
+
+
+def _call_shared(*job: Any) -> Any:
+    fn, shared = _WORKER
+    return fn(shared, *job)
+
+
+def map_processes(
+    fn: Callable[..., T], jobs: Sequence[tuple[Any, ...]], *, workers: int | None = None, shared: Any = None
+) -> list[T]:
+    """``[fn(*job) for job in jobs]`` over forked worker processes on this machine, results in job order;
+    with ``shared`` given, ``[fn(shared, *job) ...]``.
+
+    ``shared`` reaches each worker once through the fork (a pool initializer's argument, not pickled), so a
+    large input costs nothing per job; with one worker, one job or no ``fork`` the jobs run here."""
     import multiprocessing as mp
 
     n = min(workers or cpu_workers(), len(jobs))
     if n <= 1 or "fork" not in mp.get_all_start_methods():
-        return [fn(*job) for job in jobs]
-    with mp.get_context("fork").Pool(n) as pool:
-        return pool.starmap(fn, jobs, chunksize=1)
+        if shared is None:
+            return [fn(*job) for job in jobs]
+        return [fn(shared, *job) for job in jobs]
+    if shared is None:
+        with mp.get_context("fork").Pool(n) as pool:
+            return pool.starmap(fn, jobs, chunksize=1)
+    with mp.get_context("fork").Pool(n, initializer=_start_worker, initargs=(fn, shared)) as pool:
+        return pool.starmap(_call_shared, jobs, chunksize=1)
