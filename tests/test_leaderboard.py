@@ -19,7 +19,7 @@ from benchmarks_factory import balanced_mc_bench
 from egoworld.core.folders.bench_folder import save_benchmark
 from egoworld.core.run_config import RunConfig
 from egoworld.core.schema import Sample, TaskInfo
-from egoworld.render import leaderboard as render
+from egoworld.render import board_formats as render
 from egoworld.runner.run import run_benchmark
 from egoworld.scoring.leaderboard import DifferentQuestions, build_board, gather
 from egoworld.scoring.score import score_run

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from egoworld.core import store as store_module
+from egoworld.core.folders import store as store_module
 from egoworld.core.folders.bench_folder import save_benchmark
 from egoworld.core.folders.store import ResponseStore
 from egoworld.core.model import Generation, ImagePart, Model, Request, VideoPart

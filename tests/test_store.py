@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from egoworld.core import store as store_module
+from egoworld.core.folders import store as store_module
 from egoworld.core.folders.store import ResponseStore
 
 

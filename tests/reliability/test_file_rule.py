@@ -41,7 +41,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scene_annotation/pipeline.py", "Image.open"): "images egoworld copied into its output folder itself",
     (
         "scene_annotation/vlm_calls.py",
-        "resources.files('egoworld.perception').joinpath(f'scene_prompts/{name}.txt').read_text",
+        "resources.files('egoworld.scene_annotation').joinpath(f'prompts/{name}.txt').read_text",
     ): "egoworld's own packaged prompt",
     ("sim/actions/replay.py", "sim.open"): "opens a fixture in the simulator, not a file",
     ("sim/arrays.py", "np.load"): "the simulator's own arrays files (the sim is outside this rule's change)",

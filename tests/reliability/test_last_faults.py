@@ -97,7 +97,14 @@ def test_an_unreadable_file_names_the_file_and_the_fix(tmp_path, monkeypatch):
 
 
 def test_perception_readers_go_through_the_file_rule():
-    src = Path(__file__).resolve().parents[2] / "src" / "egoworld" / "perception" / "trajectory_import.py"
+    src = (
+        Path(__file__).resolve().parents[2]
+        / "src"
+        / "egoworld"
+        / "perception"
+        / "video"
+        / "trajectory_import.py"
+    )
     text = src.read_text()
     assert ".read_text(" not in text and "path.open(" not in text
 

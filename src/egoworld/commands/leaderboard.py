@@ -36,7 +36,7 @@ def leaderboard(
     Example: egoworld leaderboard campaigns/c1 --format all --out campaigns/c1/leaderboard
     """
     from egoworld.core.folders.files import write_text
-    from egoworld.render import leaderboard as render
+    from egoworld.render import board_formats as render
     from egoworld.scoring.leaderboard import build_board, by_benchmark, gather
 
     fmt = {"markdown": "md", "tex": "latex"}.get(fmt, fmt)

@@ -42,7 +42,7 @@ def _sections(
     summaries: Sequence[dict[str, Any]], run_dirs: Sequence[Any], labels: Sequence[str], out: Any
 ) -> list:
     """Table 2 (by sequence length), Table 3 (abnormal cases) and the cost table in `egoworld report`."""
-    from egoworld.benchmarks.explore import report as rep
+    from egoworld.benchmarks.explore import paper_tables as rep
     from egoworld.render.html import note_html, table_html
     from egoworld.render.tables import to_markdown
 
