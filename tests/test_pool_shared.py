@@ -44,6 +44,7 @@ def _command(exc: BaseException | None, flag: int = 0) -> None:
         (FileNotFoundError("no such file"), EXIT_BAD_INPUT),
         (RuntimeError("needs Ray"), EXIT_BAD_INPUT),
         (NothingToDo("no samples"), EXIT_INCOMPLETE),
+        (ValueError("the 95 % CI is [nan, nan]; [bold]not markup[/bold]"), EXIT_BAD_INPUT),
     ],
 )
 def test_user_errors_become_one_line_and_an_exit_code(exc, code, capsys) -> None:

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import click
 import typer
 from rich.console import Console
+from rich.markup import escape
 from typer.core import TyperCommand
 
 from egoworld import __version__
@@ -166,7 +167,7 @@ def main() -> None:
         console.print("interrupted — rerun the same command to resume")
         sys.exit(130)
     except (OSError, sqlite3.Error) as exc:
-        console.print(f"[bold red]error:[/] {explain_failure(exc)}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error:[/] {escape(explain_failure(exc))}", highlight=False, soft_wrap=True)
         sys.exit(EXIT_BAD_INPUT)
 
 

@@ -8,6 +8,7 @@ from typing import NoReturn, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 #: a bad input or a refused setting (the message names the file, the item and the fix)
 EXIT_BAD_INPUT = 2
@@ -25,10 +26,11 @@ class NothingToDo(RuntimeError):
 
 
 def fail(exc: BaseException | str, code: int = EXIT_BAD_INPUT) -> NoReturn:
-    """Print ``error: …`` on stderr and leave the command with ``code`` (`NothingToDo`: always exit 3)."""
+    """Print ``error: …`` on stderr and leave the command with ``code`` (`NothingToDo`: always exit 3). The
+    message is printed as written: brackets in it (``[nan, nan]``, a path) are text, never rich markup."""
     if isinstance(exc, NothingToDo):
         code = EXIT_INCOMPLETE
-    console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
