@@ -42,9 +42,14 @@ def import_lmms_eval_cmd(
     egoworld's rules, keeps the log's verdict as reference_score and prints the agreement.
 
     A log of a task from `egoworld export lmms-eval` names questions by doc_id only: it attaches to the
-    exported task folder (--task-dir, its docs.jsonl and benchmark/) or to the benchmark (--bench).
+    exported task folder (--task-dir, its docs.jsonl and benchmark/) or to the benchmark (--bench). So does a
+    log of the official vsi_super_wild task written by lmms-eval 0.7 (which drops each line's doc): pass
+    --bench with the folder `egoworld import vsi-wild-qa` made from the QA file the task ran on (doc_id is its row).
 
-    Example: egoworld import lmms-eval logs/qwen3.6_27b/without_video.jsonl --out imported/qwen-text
+    Replies lmms-eval logged for failed requests ("[LMMS_EVAL_REQUEST_FAILED after N retries] …"; lmms-eval
+    still exits 0) become error rows: never scored, counted in the summary; rerun those questions.
+
+    Example: egoworld import lmms-eval logs/qwen/20260101_samples_vsi_super_wild.jsonl --bench benches/vsi-wild --out imported/qwen
     """
     from egoworld.core.errors import fail
     from egoworld.core.folders.files import InputFileError
@@ -56,6 +61,16 @@ def import_lmms_eval_cmd(
         fail(exc)
     where = "" if bench is not None or result.kind == "egoworld" else f"{out / 'bench'} and "
     typer.echo(
-        f"wrote {where}{result.run}: {result.lines} logged {result.kind} replies of {result.model}; "
+        f"wrote {where}{result.run}: {result.lines} logged {result.kind} replies of {result.model} "
+        f"({result.lines - result.failed} replies, {result.failed} harness failures); "
         f"score them with `egoworld score --run {result.run}`"
     )
+    if result.failed:
+        typer.secho(
+            f"WARNING: {result.failed} of {result.lines} lines of {log} are lmms-eval request failures "
+            "([LMMS_EVAL_REQUEST_FAILED ...]), not replies: imported as error rows, never scored (the log's own "
+            "score counted them as wrong); rerun those questions",
+            err=True,
+            fg="yellow",
+            bold=True,
+        )
