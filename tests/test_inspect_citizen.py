@@ -135,3 +135,97 @@ def test_inspect_score_cli_rescores_a_log(tmp_path: Path) -> None:
     assert "match" in names
     mean = next(s for s in out.results.scores if s.name == "match").metrics["accuracy"].value
     assert 0.0 <= mean <= 1.0
+
+
+def _scores(run: Path) -> dict[str, float]:
+    return {r["sample"]: r["score"] for r in map(json.loads, (run / "scores.jsonl").read_text().splitlines())}
+
+
+def test_import_inspect_round_trip(served_run: tuple[Path, Path, str], tmp_path: Path) -> None:
+    """An exported log comes back as a run (its benchmark found from the log) that scores the same, and the
+    log's own scores agree with egoworld's."""
+    run, log, _ = served_run
+    res = runner.invoke(app, ["import", "inspect", str(log), "--out", str(tmp_path / "imp")])
+    assert res.exit_code == 0, res.output
+    assert "8 samples of openai/fake-vlm-1 (0 errors)" in res.output
+    res = runner.invoke(app, ["score", "--run", str(tmp_path / "imp" / "run")])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((tmp_path / "imp" / "run" / "scores.json").read_text())
+    assert summary["reference_agreement"]["share"] == 100.0 and summary["reference_agreement"]["rows"] == 8
+    assert _scores(tmp_path / "imp" / "run") == _scores(run)
+
+
+def test_import_inspect_errors_and_refusals(served_run: tuple[Path, Path, str], tmp_path: Path) -> None:
+    from inspect_ai.log import EvalError, read_eval_log, write_eval_log
+
+    run, log_path, _ = served_run
+    log = read_eval_log(str(log_path))
+    log.samples[0].error = EvalError(message="RateLimitError: 429", traceback="", traceback_ansi="")
+    broken = tmp_path / "broken.json"
+    write_eval_log(log, str(broken))
+    bench = ["--bench", str(run.parent / "bench")]
+    res = runner.invoke(app, ["import", "inspect", str(broken), *bench, "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    assert "(1 errors)" in res.output and "WARNING: 1 of 8 samples" in res.output
+    manifest = json.loads((tmp_path / "a" / "run" / "run.json").read_text())
+    assert manifest["counts"]["error"] == 1 and manifest["imported_from"]["format"] == "inspect eval log"
+    res = runner.invoke(
+        app, ["import", "inspect", str(log_path), "--scorer", "nope", *bench, "--out", str(tmp_path / "b")]
+    )
+    assert res.exit_code != 0 and "no scorer 'nope'" in res.output
+    log.samples[1].metadata = {}
+    log.samples[1].id = "not-a-question"
+    foreign = tmp_path / "foreign.json"
+    write_eval_log(log, str(foreign))
+    res = runner.invoke(app, ["import", "inspect", str(foreign), *bench, "--out", str(tmp_path / "c")])
+    assert (
+        res.exit_code != 0
+        and "'not-a-question' is not in" in res.output
+        and "pass the benchmark" in res.output
+    )
+    res = runner.invoke(
+        app, ["import", "inspect", str(tmp_path / "missing.eval"), "--out", str(tmp_path / "d")]
+    )
+    assert res.exit_code != 0 and "not an Inspect log file" in res.output
+
+
+def test_import_a_log_inspect_rescored(tmp_path: Path) -> None:
+    """A log `inspect score --scorer match` re-scored imports with that scorer's verdicts as the reference."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+    from inspect_ai.scorer import Score
+
+    bench = text_bench(tmp_path / "bench")
+    argv = [
+        "run",
+        "--bench",
+        str(bench),
+        "--model",
+        "oracle",
+        "--out",
+        str(tmp_path / "run"),
+        "--no-progress",
+    ]
+    assert runner.invoke(app, argv).exit_code == 0
+    assert runner.invoke(app, ["score", "--run", str(tmp_path / "run")]).exit_code == 0
+    assert (
+        runner.invoke(
+            app, ["export", "inspect", str(tmp_path / "run"), "--out", str(tmp_path / "r.eval")]
+        ).exit_code
+        == 0
+    )
+    log = read_eval_log(str(tmp_path / "r.eval"))
+    for s in log.samples:  # what Inspect's match scorer writes: letter grades
+        s.scores["match"] = Score(
+            value="C" if s.scores["egoworld"].value == 1.0 else "I", answer=s.output.completion
+        )
+    write_eval_log(log, str(tmp_path / "m.eval"))
+    out = tmp_path / "imp"
+    res = runner.invoke(
+        app, ["import", "inspect", str(tmp_path / "m.eval"), "--scorer", "match", "--out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    refs = [json.loads(x) for x in (out / "run" / "reference.jsonl").read_text().splitlines()]
+    assert {r["reference_scorer"] for r in refs} == {"match"}
+    assert {r["sample"]: r["reference_score"] for r in refs if r["sample"].startswith("q")} == {
+        k: v for k, v in _scores(tmp_path / "run").items() if k.startswith("q")
+    }

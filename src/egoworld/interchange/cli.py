@@ -74,3 +74,61 @@ def import_lmms_eval_cmd(
             fg="yellow",
             bold=True,
         )
+
+
+def import_inspect_cmd(
+    log: Annotated[
+        Path, typer.Argument(help="An Inspect eval log (.eval or .json), e.g. from `inspect eval`.")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Folder for run/.")],
+    bench: Annotated[
+        Path | None,
+        typer.Option(
+            "--bench",
+            help="The benchmark the log's sample ids name (default: the one `egoworld export inspect` "
+            "recorded, if unchanged).",
+        ),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Model name for the run (default: the log's model).")
+    ] = None,
+    epoch: Annotated[
+        int, typer.Option("--epoch", help="Which epoch of the log to import (Inspect counts from 1).")
+    ] = 1,
+    scorer: Annotated[
+        str | None,
+        typer.Option(
+            "--scorer", help="The log's scorer kept as the reference verdict (default: the first by name)."
+        ),
+    ] = None,
+) -> None:
+    """Import an Inspect eval log as a run: OUT/run holds each sample's completion as a response (a sample
+    with an error an error row, never scored) and the log's own score as run/reference.jsonl. Then `egoworld
+    score --run OUT/run` scores the replies with egoworld's rules and prints the agreement with Inspect's.
+
+    Sample ids name the benchmark's questions (logs from `egoworld export inspect` carry them in the
+    metadata); a sample shown in a shuffled option order is refused.
+
+    Example: egoworld import inspect logs/qwen.eval --bench benches/vsi-wild --out imported/qwen-inspect
+    """
+    from egoworld.core.errors import fail
+    from egoworld.core.folders.files import InputFileError
+    from egoworld.interchange.import_inspect import import_inspect_log
+
+    try:
+        result = import_inspect_log(log, out, bench=bench, model=model, epoch=epoch, scorer=scorer)
+    except (InputFileError, ValueError, FileNotFoundError) as exc:
+        fail(exc)
+    kept = f"; the log's {result.scorer} scores kept as reference" if result.scorer else ""
+    typer.echo(
+        f"wrote {result.run}: {result.samples} samples of {result.model} ({result.failed} errors){kept}; "
+        f"score them with `egoworld score --run {result.run}`"
+    )
+    if result.failed:
+        typer.secho(
+            f"WARNING: {result.failed} of {result.samples} samples of {log} ended in an error: imported as error "
+            "rows, never scored; rerun those questions",
+            err=True,
+            fg="yellow",
+            bold=True,
+        )

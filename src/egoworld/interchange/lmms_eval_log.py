@@ -60,11 +60,17 @@ class LogLine:
     row: int | None = None
     #: the line as logged, for a reader's ``resolve_row``
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: the harness's own record of a failed request (Inspect's sample error), if any
+    error: str | None = None
 
     @property
     def failed(self) -> bool:
         """The harness logged a failed request instead of a reply."""
-        return self.reply.lstrip().startswith(FAILED_PREFIX)
+        return self.error is not None or self.reply.lstrip().startswith(FAILED_PREFIX)
+
+    def failure(self) -> str:
+        """What the harness logged for a failed request."""
+        return self.error or f"lmms-eval logged a failed request: {self.reply.strip()}"
 
 
 def _reply(line: dict[str, Any], where: str) -> str:
@@ -319,19 +325,33 @@ def import_lmms_eval_log(
             )
     name = model or (log.parent.name if log.parent.name not in ("", ".") else log.stem)
     run = out / "run"
-    _write_run(run, b, lines, log, name, inputs)
+    write_run(run, b, lines, log, name, inputs)
     failed = sum(ln.failed for ln in lines)
     return ImportResult(bench=b, run=run, lines=len(lines), kind=lines[0].kind, model=name, failed=failed)
 
 
-def _write_run(
-    run: Path, bench: Benchmark, lines: list[LogLine], log: Path, name: str, inputs: dict[str, Any]
+@dataclass(frozen=True)
+class LogFormat:
+    """Which harness wrote the imported log: the run's backend name and run.json's ``imported_from.format``."""
+
+    backend: str = "lmms-eval-log"
+    name: str = "lmms-eval --log_samples"
+
+
+def write_run(
+    run: Path,
+    bench: Benchmark,
+    lines: list[LogLine],
+    log: Path,
+    name: str,
+    inputs: dict[str, Any],
+    fmt: LogFormat = LogFormat(),
 ) -> None:
     if (run / STORE_FILE).exists():
         raise InputFileError(f"{run}: holds a run already; import into a new --out folder")
     by_id = {ln.sample_id: ln for ln in lines}
     samples: list[Sample] = [s for s in bench.samples if s.id in by_id]
-    identity = {"backend": "lmms-eval-log", "model": name, "log": log.name}
+    identity = {"backend": fmt.backend, "model": name, "log": log.name}
     reader = log_readers().get(lines[0].kind)
     logged = reader.logged_scoring([ln.doc for ln in lines]) if reader is not None else []
     manifest: dict[str, Any] = {
@@ -340,7 +360,7 @@ def _write_run(
         "benchmark_path": str(Path(bench.root).resolve()),
         "benchmark_hash": bench.hash,
         "model": identity,
-        "model_spec": f"lmms-eval-log:{name}",
+        "model_spec": f"{fmt.backend}:{name}",
         "inputs": inputs,
         "permutations": "none",
         "seed": 0,
@@ -350,7 +370,7 @@ def _write_run(
         "executor": "import",
         "config": {"tasks": None, "limit": None, "per_task": None, "permutations": "none", "seed": 0,
                    "epochs": 1, "sample_ids": [s.id for s in samples]},
-        "imported_from": {"file": log.name, "sha256": sha256_file(log), "format": "lmms-eval --log_samples",
+        "imported_from": {"file": log.name, "sha256": sha256_file(log), "format": fmt.name,
                           "lines": len(lines)},
         "status": "complete",
     }  # fmt: skip
@@ -373,7 +393,7 @@ def _write_run(
             store.put_request(key, {"messages": [m.describe() for m in messages], "log_line": ln.lineno})
             if ln.failed:
                 store.put(key=key, sample_id=ln.sample_id, permutation=pid, epoch=0, status="error",
-                          error=f"lmms-eval logged a failed request: {ln.reply.strip()}")  # fmt: skip
+                          error=ln.failure())  # fmt: skip
             else:
                 store.put(
                     key=key, sample_id=ln.sample_id, permutation=pid, epoch=0, status="ok", raw=ln.reply
