@@ -35,8 +35,12 @@ class InspectImport:
 
 
 def _read(log: Path) -> Any:
-    from inspect_ai.log import read_eval_log
-
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        raise ValueError(
+            "egoworld import inspect reads logs with inspect-ai: pip install 'egoworld[export]'"
+        ) from None
     if log.suffix not in (".eval", ".json") or not log.is_file():
         raise InputFileError(
             f"{log}: not an Inspect log file (.eval or .json); pass the file `inspect eval` wrote"
