@@ -85,7 +85,7 @@ def import_inspect_cmd(
         Path | None,
         typer.Option(
             "--bench",
-            help="The benchmark the log's sample ids name (default: the one `egoworld export inspect` "
+            help="The benchmark folder whose questions the log's sample ids name (default: the one `egoworld export inspect` "
             "recorded, if unchanged).",
         ),
     ] = None,
