@@ -128,3 +128,21 @@ def test_docless_log_needs_the_whole_official_file(
     bad.write_text("".join(json.dumps(x) + "\n" for x in shifted))
     with pytest.raises(InputFileError, match=r"line 4: doc_id 6980 is past the 6980 questions"):
         import_lmms_eval_log(bad, tmp_path / "c", bench=vsi_bench_dir)
+
+
+def test_docless_log_refuses_a_benchmark_not_in_file_order(rows: list[dict], tmp_path: Path) -> None:
+    """A benchmark built from another log's docs holds a subset: its rows are not the QA file's."""
+    cases = _cases(rows)
+    with_docs = tmp_path / "a" / "samples_vsi_super_wild.jsonl"
+    _write_log(with_docs, rows, cases)
+    lines = [
+        json.loads(x) | {"doc": rows[c[0]]}
+        for x, c in zip(with_docs.read_text().splitlines(), cases, strict=True)
+    ]
+    with_docs.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    subset = import_lmms_eval_log(with_docs, tmp_path / "sub").bench
+    docless = _write_log(tmp_path / "b" / "samples_vsi_super_wild.jsonl", rows, cases)
+    with pytest.raises(
+        InputFileError, match=r"line 1: doc_id is the row of the official QA file, .* built by lmms-eval"
+    ):
+        import_lmms_eval_log(docless, tmp_path / "c", bench=subset.root)
