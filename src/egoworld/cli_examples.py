@@ -27,6 +27,7 @@ EXAMPLES: dict[str, str] = {
     "import beyond3d-qa": "egoworld import beyond3d-qa vqa_baseline.jsonl --videos BEYOND3D/videos --out bench/b3d",
     "import lmms-eval": "egoworld import lmms-eval logs/M/samples_oos_videoqa.jsonl --out imported/M",
     "import hf": "egoworld import hf hf/beyond3d --out bench/beyond3d-copy",
+    "import inspect": "egoworld import inspect logs/qwen.eval --bench bench/vsi_wild --out imported/qwen-inspect",
     "export lmms-eval": "egoworld export lmms-eval --bench bench/beyond3d --out lmms_tasks/beyond3d --setting last-frame",
     "export inspect": "egoworld export inspect --run runs/qwen7b --out logs/qwen7b.eval",
     "export hf": "egoworld export hf --bench bench/beyond3d --out hf/beyond3d --license cc-by-4.0",

@@ -5,7 +5,15 @@ question shown in several orders gets the id ``<id>@<order>``). Each sample hold
 run sent it (its text from the response store, its images rebuilt by the media engine in the run's input
 setting and embedded as data URLs), the reply, the gold reply in the presented order, the score (with the
 parsed answer and extraction rule) and the question's metadata. Failed requests are samples with an error.
-The eval spec carries the run's settings (``run.json``) and the results the run's ``scores.json``.
+The eval spec carries the run's settings (``run.json``) and the results the run's ``scores.json``, on
+Inspect's scale (0–1, as its ``mean`` gives; egoworld's tables print percentages).
+
+The model is named the way Inspect rebuilds it (``inspect score`` calls ``get_model(model, base_url=
+model_base_url, **model_args)``): an ``openai`` run is ``openai/<name>`` with the server it was sent to in
+``model_base_url``, an ``hf`` run ``hf/<name>``; backends Inspect has no provider for (random, prior, oracle,
+imported logs) are ``none/<backend>-<name>`` (Inspect's model-less provider). The generation settings the run
+used (``max_tokens``, ``temperature`` … from ``run.json``) are the log's generate config; egoworld's own
+model options stay in the spec's metadata (``egoworld_run``), never in ``model_args``.
 """
 
 from __future__ import annotations
@@ -30,10 +38,80 @@ def _iso(ts: float | None) -> str:
     return dt.datetime.fromtimestamp(ts or 0.0, tz=dt.UTC).isoformat()
 
 
+#: egoworld backends Inspect has a provider of the same name for
+_INSPECT_PROVIDERS = ("openai", "hf")
+#: run.json generation keys → Inspect ``GenerateConfig`` fields
+_GENERATE = {"max_tokens": "max_tokens", "max_new_tokens": "max_tokens", "temperature": "temperature",
+             "top_p": "top_p", "seed": "seed", "stop": "stop_seqs", "extra_body": "extra_body",
+             "timeout": "timeout", "max_retries": "max_retries"}  # fmt: skip
+
+
 def _model_name(spec: str) -> str:
-    """Inspect names models provider/model: openai:Qwen/X → openai/Qwen/X; random → egoworld/random."""
+    """Inspect's ``provider/model``: openai:Qwen/X → openai/Qwen/X; random → none/random (no Inspect provider)."""
     backend, _, name = spec.partition(":")
-    return f"{backend}/{name}" if name else f"egoworld/{backend}"
+    if backend in _INSPECT_PROVIDERS and name:
+        return f"{backend}/{name}"
+    return f"none/{backend}-{name}" if name else f"none/{backend}"
+
+
+def _generation(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The generation settings of a run: the model's recorded ones, else its ``--model-arg`` values."""
+    args = dict(manifest.get("config", {}).get("model_args", {}))
+    recorded = (manifest.get("model") or {}).get("generation") or {}
+    out: dict[str, Any] = {}
+    for key, field in _GENERATE.items():
+        value = recorded.get(key, args.get(key))
+        if value is None or field in out:
+            continue
+        out[field] = _typed(field, value)
+    return out
+
+
+def _typed(field: str, value: Any) -> Any:
+    """``--model-arg`` values are strings: give each Inspect field its type."""
+    import json
+
+    if field in ("max_tokens", "seed", "max_retries", "timeout"):
+        return int(float(value))
+    if field in ("temperature", "top_p"):
+        return float(value)
+    if field == "stop_seqs":
+        return [x for x in value.split("|") if x] if isinstance(value, str) else list(value)
+    if field == "extra_body" and isinstance(value, str):
+        return json.loads(value)
+    return value
+
+
+def model_fields(manifest: dict[str, Any]) -> dict[str, Any]:
+    """``EvalSpec``'s model, model_base_url, model_args and model_generate_config (as keyword arguments)."""
+    from inspect_ai.model import GenerateConfig
+
+    spec = str(manifest.get("model_spec", "unknown"))
+    backend = spec.partition(":")[0]
+    args = dict(manifest.get("config", {}).get("model_args", {}))
+    base_url = args.get("base_url") if backend == "openai" else None
+    return {
+        "model": _model_name(spec),
+        "model_base_url": str(base_url) if base_url else None,
+        "model_args": {},
+        "model_generate_config": GenerateConfig(**_generation(manifest)),
+    }
+
+
+def inspect_metrics(summary: dict[str, Any], bench: Benchmark) -> dict[str, float]:
+    """The run's results on Inspect's 0–1 scale: ``mean`` and ``stderr`` (as Inspect's own scorers name them),
+    the macro mean over tasks, the parse rate and each task's metric."""
+    names = {"overall": "mean", "overall_sem": "stderr", "macro": "macro", "parse_rate": "parse_rate"}
+    out = {new: float(summary[old]) / 100.0 for old, new in names.items() if _number(summary.get(old))}
+    for task, info in summary.get("tasks", {}).items():
+        metric = bench.manifest.tasks[task].metric if task in bench.manifest.tasks else "score"
+        if _number(info.get(metric)):
+            out[task] = float(info[metric]) / 100.0
+    return out
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and x == x
 
 
 def _times(store: ResponseStore) -> tuple[float | None, float | None]:
@@ -90,7 +168,7 @@ def export_inspect(
     summary = read_json(run_dir / SCORES_JSON)
     prompt = plugin_for(bench.name).prompt
     orders = Counter(r["sample"] for r in rows if r["epoch"] == 0)
-    model = _model_name(str(manifest.get("model_spec", "unknown")))
+    model = model_fields(manifest)["model"]
     settings = InputSettings(**manifest.get("inputs", {"setting": "text"}))
     inputs = open_inputs(bench, settings)
     media_cache: dict[str, list[Any]] = {}
@@ -169,16 +247,8 @@ def export_inspect(
         finally:
             inputs.close()
 
-    metrics = {
-        name: EvalMetric(name=name, value=float(summary[name]))
-        for name in ("overall", "overall_sem", "macro", "parse_rate")
-        if isinstance(summary.get(name), int | float)
-    }
-    for task, info in summary.get("tasks", {}).items():
-        metric = bench.manifest.tasks[task].metric if task in bench.manifest.tasks else "score"
-        value = info.get(metric)
-        if isinstance(value, int | float):
-            metrics[task] = EvalMetric(name=task, value=float(value))
+    metrics = {n: EvalMetric(name=n, value=v) for n, v in inspect_metrics(summary, bench).items()}
+    fields = model_fields(manifest)
     ok = sum(1 for r in rows if r["status"] == "ok")
     run_config = (manifest.get("command") or {}).get("config") or manifest.get("config", {})
     ident = sha256_json(
@@ -202,13 +272,12 @@ def export_inspect(
                 sample_ids=sorted({r["sample"] for r in rows}),
                 shuffled=False,
             ),
-            model=model,
-            model_args=dict(manifest.get("config", {}).get("model_args", {})),
+            **fields,
             config=EvalConfig(epochs=int(manifest.get("epochs", 1))),
             packages={"egoworld": str(manifest.get("egoworld_version", ""))},
             metadata={"egoworld_run": manifest},
         ),
-        plan=EvalPlan(name="egoworld run"),
+        plan=EvalPlan(name="egoworld run", config=fields["model_generate_config"]),
         results=EvalResults(
             total_samples=len(rows),
             completed_samples=ok,

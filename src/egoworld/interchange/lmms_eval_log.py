@@ -8,6 +8,12 @@ lmms-eval` (metric ``egoworld_score``; lmms-eval 0.7 logs only ``doc_id``, the r
 ``ok`` response row keyed like a request of `egoworld run` (the logged prompt is kept as the request); the log's own verdict
 goes to ``run/reference.jsonl``, which `egoworld score` compares with its own score
 (``reference_score`` per row, ``reference_agreement`` in ``scores.json``).
+
+lmms-eval ≥ 0.7 drops ``doc`` from every line it writes: a reader whose ``parse`` returns a question with an
+empty ``sample_id`` names it by ``doc_id`` only, and its optional ``resolve_row(bench, row, line, where)``
+finds the question in ``--bench`` (VSI-Super-Wild: the row of the official QA file). Replies the harness
+logged for a request that failed (``[LMMS_EVAL_REQUEST_FAILED …]``: lmms-eval still exits 0) become
+``error`` rows, never scored.
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ from egoworld.interchange.lmms_eval_bridge import METRIC
 
 REFERENCE_FILE = "reference.jsonl"
 EGOWORLD = "egoworld"
+#: how lmms-eval's API models log a request that failed after their retries (the run still exits 0)
+FAILED_PREFIX = "[LMMS_EVAL_REQUEST_FAILED"
 
 
 @dataclass
@@ -48,6 +56,21 @@ class LogLine:
     prompt: str | None
     reply: str
     reference: dict[str, Any] = field(default_factory=dict)
+    #: the line's ``doc_id`` when the line names its question by row only (lmms-eval ≥ 0.7 drops ``doc``)
+    row: int | None = None
+    #: the line as logged, for a reader's ``resolve_row``
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: the harness's own record of a failed request (Inspect's sample error), if any
+    error: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        """The harness logged a failed request instead of a reply."""
+        return self.error is not None or self.reply.lstrip().startswith(FAILED_PREFIX)
+
+    def failure(self) -> str:
+        """What the harness logged for a failed request."""
+        return self.error or f"lmms-eval logged a failed request: {self.reply.strip()}"
 
 
 def _reply(line: dict[str, Any], where: str) -> str:
@@ -88,10 +111,18 @@ def parse_line(line: Any, where: str) -> LogLine:
     readers = log_readers()
     for name, reader in readers.items():
         found = reader.parse(line, where)
-        if found is not None:
-            return LogLine(
-                lineno, name, found.doc, found.sample_id, prompt, _reply(line, where), found.reference
+        if found is None:
+            continue
+        reply = _reply(line, where)
+        if found.sample_id:
+            return LogLine(lineno, name, found.doc, found.sample_id, prompt, reply, found.reference)
+        row = line.get("doc_id")
+        if not isinstance(row, int) or isinstance(row, bool):
+            raise InputFileError(
+                f"{where}: field 'doc_id': the line has no doc, an integer doc_id is expected"
             )
+        sid = f"doc_id {row}"
+        return LogLine(lineno, name, {}, sid, prompt, reply, found.reference, row=row, raw=line)
     labels = ", ".join(r.label for r in readers.values())
     raise InputFileError(
         f"{where}: not a {labels} or egoworld export ({METRIC}) log line; pass a --log_samples file of one of "
@@ -154,6 +185,44 @@ class ImportResult:
     lines: int
     kind: str
     model: str
+    #: lines whose reply is a harness failure marker (imported as ``error`` rows)
+    failed: int = 0
+
+
+def _refuse_docless(lines: list[LogLine], log: Path) -> None:
+    """Lines without their doc need the benchmark they were asked from."""
+    docless = [ln for ln in lines if ln.row is not None]
+    if docless:
+        reader = log_readers()[docless[0].kind]
+        raise InputFileError(
+            f"{log}, line {docless[0].lineno}: {len(docless)} of {len(lines)} lines name their question by "
+            f"doc_id only (lmms-eval ≥ 0.7 drops 'doc' from the log); pass --bench with the benchmark the task "
+            f"ran on ({getattr(reader, 'row_source', 'the folder its questions were imported into')})"
+        )
+
+
+def _resolve_rows(lines: list[LogLine], log: Path, bench: Benchmark) -> None:
+    """Name the question of each doc-less line by its ``doc_id`` through the reader's ``resolve_row``."""
+    docless = [ln for ln in lines if ln.row is not None]
+    if not docless:
+        return
+    resolve = getattr(log_readers()[docless[0].kind], "resolve_row", None)
+    if resolve is None:
+        raise InputFileError(
+            f"{log}, line {docless[0].lineno}: the line has no doc and {docless[0].kind} cannot find a question "
+            "by doc_id; log the task with an lmms-eval that keeps 'doc' in --log_samples"
+        )
+    for ln in docless:
+        assert ln.row is not None
+        ln.sample_id = resolve(bench, ln.row, ln.raw, f"{log}, line {ln.lineno}")
+    seen: dict[str, int] = {}
+    for ln in lines:
+        if ln.sample_id in seen:
+            raise InputFileError(
+                f"{log}, line {ln.lineno}: question {ln.sample_id!r} was already logged on line "
+                f"{seen[ln.sample_id]}; import one pass of the task"
+            )
+        seen[ln.sample_id] = ln.lineno
 
 
 def find_task_dir(log: Path) -> Path | None:
@@ -243,9 +312,11 @@ def import_lmms_eval_log(
     elif task_dir is not None:
         raise InputFileError(f"{log}: --task-dir is for logs of tasks from `egoworld export lmms-eval`")
     elif bench is None:
+        _refuse_docless(lines, log)
         b = _bench_from_docs(lines, out / "bench", log)
     else:
         b = load_benchmark(bench)
+        _resolve_rows(lines, log, b)
         unknown = [ln for ln in lines if ln.sample_id not in {s.id for s in b.samples}]
         if unknown:
             raise InputFileError(
@@ -254,18 +325,33 @@ def import_lmms_eval_log(
             )
     name = model or (log.parent.name if log.parent.name not in ("", ".") else log.stem)
     run = out / "run"
-    _write_run(run, b, lines, log, name, inputs)
-    return ImportResult(bench=b, run=run, lines=len(lines), kind=lines[0].kind, model=name)
+    write_run(run, b, lines, log, name, inputs)
+    failed = sum(ln.failed for ln in lines)
+    return ImportResult(bench=b, run=run, lines=len(lines), kind=lines[0].kind, model=name, failed=failed)
 
 
-def _write_run(
-    run: Path, bench: Benchmark, lines: list[LogLine], log: Path, name: str, inputs: dict[str, Any]
+@dataclass(frozen=True)
+class LogFormat:
+    """Which harness wrote the imported log: the run's backend name and run.json's ``imported_from.format``."""
+
+    backend: str = "lmms-eval-log"
+    name: str = "lmms-eval --log_samples"
+
+
+def write_run(
+    run: Path,
+    bench: Benchmark,
+    lines: list[LogLine],
+    log: Path,
+    name: str,
+    inputs: dict[str, Any],
+    fmt: LogFormat = LogFormat(),
 ) -> None:
     if (run / STORE_FILE).exists():
         raise InputFileError(f"{run}: holds a run already; import into a new --out folder")
     by_id = {ln.sample_id: ln for ln in lines}
     samples: list[Sample] = [s for s in bench.samples if s.id in by_id]
-    identity = {"backend": "lmms-eval-log", "model": name, "log": log.name}
+    identity = {"backend": fmt.backend, "model": name, "log": log.name}
     reader = log_readers().get(lines[0].kind)
     logged = reader.logged_scoring([ln.doc for ln in lines]) if reader is not None else []
     manifest: dict[str, Any] = {
@@ -274,7 +360,7 @@ def _write_run(
         "benchmark_path": str(Path(bench.root).resolve()),
         "benchmark_hash": bench.hash,
         "model": identity,
-        "model_spec": f"lmms-eval-log:{name}",
+        "model_spec": f"{fmt.backend}:{name}",
         "inputs": inputs,
         "permutations": "none",
         "seed": 0,
@@ -284,7 +370,7 @@ def _write_run(
         "executor": "import",
         "config": {"tasks": None, "limit": None, "per_task": None, "permutations": "none", "seed": 0,
                    "epochs": 1, "sample_ids": [s.id for s in samples]},
-        "imported_from": {"file": log.name, "sha256": sha256_file(log), "format": "lmms-eval --log_samples",
+        "imported_from": {"file": log.name, "sha256": sha256_file(log), "format": fmt.name,
                           "lines": len(lines)},
         "status": "complete",
     }  # fmt: skip
@@ -305,13 +391,37 @@ def _write_run(
                 inputs=inputs,
             )
             store.put_request(key, {"messages": [m.describe() for m in messages], "log_line": ln.lineno})
-            store.put(key=key, sample_id=ln.sample_id, permutation=pid, epoch=0, status="ok", raw=ln.reply)
+            if ln.failed:
+                store.put(key=key, sample_id=ln.sample_id, permutation=pid, epoch=0, status="error",
+                          error=ln.failure())  # fmt: skip
+            else:
+                store.put(
+                    key=key, sample_id=ln.sample_id, permutation=pid, epoch=0, status="ok", raw=ln.reply
+                )
             store.plan(ln.sample_id, pid, 0, key)
-        counts = {"planned": len(samples), "ok": len(samples), "error": 0, "rows": len(samples)}
+        failed = sum(ln.failed for ln in lines)
+        counts = {"planned": len(samples), "ok": len(samples) - failed, "error": failed, "rows": len(samples)}
     manifest["counts"] = counts
+    if failed:
+        manifest["status"] = "incomplete"
+        manifest["harness_failures"] = {
+            "lines": [ln.lineno for ln in lines if ln.failed],
+            "marker": FAILED_PREFIX,
+        }
     write_json(run / RUN_MANIFEST, manifest)
     write_jsonl(
         run / REFERENCE_FILE,
-        ({"sample": ln.sample_id, "line": ln.lineno, **{f"reference_{k}": v for k, v in ln.reference.items()}}
-         for ln in lines),
+        (_reference_row(ln) for ln in lines),
     )  # fmt: skip
+
+
+def _reference_row(ln: LogLine) -> dict[str, Any]:
+    """The harness's verdict of one line; none for a failed request (the harness scored its marker text)."""
+    row: dict[str, Any] = {"sample": ln.sample_id, "line": ln.lineno}
+    if ln.row is not None:
+        row["doc_id"] = ln.row
+    ref = {f"reference_{k}": v for k, v in ln.reference.items()}
+    if ln.failed:
+        ref = {"reference_score": None, "reference_logged_score": ln.reference.get("score"),
+               "reference_failed": True}  # fmt: skip
+    return row | ref
