@@ -58,7 +58,7 @@ def served_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, st
     assert res.exit_code == 0, res.output
     assert runner.invoke(app, ["score", "--run", str(tmp / "run")]).exit_code == 0
     log = tmp / "logs" / "run.eval"
-    res = runner.invoke(app, ["export", "inspect", str(tmp / "run"), "--out", str(log)])
+    res = runner.invoke(app, ["export", "inspect", "--run", str(tmp / "run"), "--out", str(log)])
     assert res.exit_code == 0, res.output
     return tmp / "run", log, url
 
@@ -109,7 +109,7 @@ def test_inspect_score_cli_rescores_a_log(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert runner.invoke(app, ["score", "--run", str(tmp_path / "run")]).exit_code == 0
     log = tmp_path / "run.eval"
-    assert runner.invoke(app, ["export", "inspect", str(tmp_path / "run"), "--out", str(log)]).exit_code == 0
+    assert runner.invoke(app, ["export", "inspect", "--run", str(tmp_path / "run"), "--out", str(log)]).exit_code == 0
     scored = tmp_path / "scored.eval"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "INSPECT_LOG_DIR": str(tmp_path), "NO_PROXY": "*"}
     cmd = [
@@ -209,7 +209,7 @@ def test_import_a_log_inspect_rescored(tmp_path: Path) -> None:
     assert runner.invoke(app, ["score", "--run", str(tmp_path / "run")]).exit_code == 0
     assert (
         runner.invoke(
-            app, ["export", "inspect", str(tmp_path / "run"), "--out", str(tmp_path / "r.eval")]
+            app, ["export", "inspect", "--run", str(tmp_path / "run"), "--out", str(tmp_path / "r.eval")]
         ).exit_code
         == 0
     )

@@ -119,3 +119,31 @@ def test_aimd_halves_and_grows_back():
         now[0] += 0.1
         lim.success(0.01)
     assert lim.limit == 8
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not-sqlite"])
+def test_a_damaged_cache_is_named_and_the_run_goes_on_without_it(tmp_path, damage):
+    """The cache only saves calls: a damaged one is named as the cache and left alone, and the run completes."""
+    bench = balanced_mc_bench(tmp_path / "b", n_mc=4, n_int=0)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    path = cache / "responses-cache.sqlite"
+    if damage == "truncated":
+        with FakeOpenAIServer() as srv:
+            assert _run_cli(bench.root, tmp_path / "r0", srv.base_url, "--cache", str(cache)).exit_code == 0
+        for side in cache.glob("responses-cache.sqlite-*"):
+            side.unlink()
+        path.write_bytes(path.read_bytes()[:1500])
+    else:
+        path.write_text("not a database at all\n" * 200)
+    before = path.read_bytes()
+    with FakeOpenAIServer() as srv:
+        res = _run_cli(bench.root, tmp_path / "r", srv.base_url, "--cache", str(cache))
+    assert res.exit_code == 0, res.output
+    assert (
+        "response cache" in res.output
+        and "responses-cache.sqlite" in res.output
+        and "without it" in res.output
+    )
+    assert path.read_bytes() == before  # the damaged file is left for the user
+    assert json.loads((tmp_path / "r/run.json").read_text())["scores"]["overall"] is not None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -171,3 +172,21 @@ class ResponseCache:
         cur = self.db.execute(f"DELETE FROM entries WHERE {' AND '.join(where)}", args)
         self.db.execute("VACUUM")
         return cur.rowcount
+
+
+def open_optional_cache(folder: str | Path | None, say: Callable[[str], None]) -> ResponseCache | None:
+    """The cache of ``folder``, or None (and a warning naming it) when it cannot be used — damaged, not
+    SQLite, or on a read-only disk: the cache only saves calls, so the run goes on without it."""
+    if folder is None:
+        return None
+    path = Path(folder) / CACHE_FILE
+    try:
+        cache = ResponseCache(folder)
+        cache.db.execute("SELECT COUNT(*) FROM entries").fetchone()
+        return cache
+    except (sqlite3.Error, OSError) as exc:
+        say(
+            f"warning: the response cache {path} cannot be used ({exc}); going on without it — move it "
+            f"away (or give another --cache DIR) to start a fresh one"
+        )
+        return None
