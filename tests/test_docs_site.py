@@ -24,6 +24,7 @@ def _env() -> dict[str, str]:
     src = str(ROOT / "src")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), src) if p)
     env.setdefault("HF_HUB_OFFLINE", "1")
+    env["NO_MKDOCS_2_WARNING"] = "1"
     return env
 
 
