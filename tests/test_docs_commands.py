@@ -8,7 +8,9 @@ page. What a page's Markdown says steers the run:
 * ```` ```yaml title="FILE" ```` (any language but bash) — written to FILE before the next blocks run;
 * ``<!-- docs-test: after getting-started -->`` — the page starts in a copy of the getting-started folder
   (its world, benchmark and run), made once per test session;
-* ``<!-- docs-test: slow -->`` — the page's test is marked slow (`make test-fast` leaves it out).
+* ``<!-- docs-test: slow -->`` — the page's test is marked slow (`make test-fast` leaves it out);
+* ``<!-- docs-test: xfail REASON -->`` right above a block — a known bug: if the block fails, the page's test
+  is an expected failure (put such a block last); once it passes, remove the comment.
 """
 
 from __future__ import annotations
@@ -27,17 +29,24 @@ DOCS = ROOT / "docs"
 PAGES = [DOCS / "getting-started.md", *sorted((DOCS / "guides").glob("*.md")), ROOT / "README.md"]
 FENCE = re.compile(r"^(?P<fence>```+)(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=fence)[ \t]*$", re.M | re.S)
 TITLE = re.compile(r'title="([^"]*)"')
+XFAIL = re.compile(r"<!-- docs-test: xfail (.*?) -->\s*$")
 BLOCK_TIMEOUT_S = 300
 
 
 def blocks(text: str) -> list[tuple[str, str | None, str]]:
     """(language, title, body) of each fenced block, in page order."""
+    return [(lang, title, body) for lang, title, body, _ in _blocks(text)]
+
+
+def _blocks(text: str) -> list[tuple[str, str | None, str, str | None]]:
+    """(language, title, body, known-bug reason) of each fenced block, in page order."""
     out = []
     for m in FENCE.finditer(text):
         info = m["info"].strip()
         lang = info.split()[0] if info else ""
         title = TITLE.search(info)
-        out.append((lang, title.group(1) if title else None, m["body"]))
+        xfail = XFAIL.search(text[: m.start()].rstrip("\n"))
+        out.append((lang, title.group(1) if title else None, m["body"], xfail.group(1) if xfail else None))
     return out
 
 
@@ -50,7 +59,9 @@ def _env(home: Path) -> dict[str, str]:
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     src = str(ROOT / "src")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), src) if p)
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", MPLBACKEND="Agg", EGOWORLD_CACHE=str(home / ".cache"))
+    env.update(
+        HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", MPLBACKEND="Agg", EGOWORLD_CACHE=str(home / ".cache")
+    )
     env.pop("OPENAI_API_KEY", None)
     return env
 
@@ -59,7 +70,7 @@ def run_page(page: Path, folder: Path) -> None:
     text = page.read_text(encoding="utf-8")
     env = _env(folder)
     ran = 0
-    for i, (lang, title, body) in enumerate(blocks(text)):
+    for i, (lang, title, body, known_bug) in enumerate(_blocks(text)):
         if not runnable(lang, title):
             if lang not in ("bash", "sh") and title and not title.startswith("needs"):
                 (folder / title).parent.mkdir(parents=True, exist_ok=True)
@@ -73,6 +84,8 @@ def run_page(page: Path, folder: Path) -> None:
             text=True,
             timeout=BLOCK_TIMEOUT_S,
         )
+        if proc.returncode != 0 and known_bug:
+            pytest.xfail(f"{page.relative_to(ROOT)}, block {i + 1}: {known_bug}")
         assert proc.returncode == 0, (
             f"{page.relative_to(ROOT)}, block {i + 1} failed (exit {proc.returncode}):\n{body}\n"
             f"--- stdout\n{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-3000:]}"
@@ -108,13 +121,17 @@ def test_page_commands_run(page: Path, request: pytest.FixtureRequest, tmp_path:
 
 
 def test_few_blocks_are_skipped() -> None:
+    """At most a third of the guides' shell blocks may need a server, a GPU, real data or a browser.
+
+    (The README is left out of the count: its set-up blocks set up the checkout itself.)"""
+    guides = [p for p in PAGES if p.parent != ROOT]
     skipped = [
         (p.name, body.splitlines()[0] if body else "")
-        for p in PAGES
+        for p in guides
         for lang, title, body in blocks(p.read_text(encoding="utf-8"))
         if lang in ("bash", "sh") and not runnable(lang, title)
     ]
     total = sum(
-        1 for p in PAGES for lang, _, _ in blocks(p.read_text(encoding="utf-8")) if lang in ("bash", "sh")
+        1 for p in guides for lang, _, _ in blocks(p.read_text(encoding="utf-8")) if lang in ("bash", "sh")
     )
     assert len(skipped) * 3 <= total, f"{len(skipped)} of {total} shell blocks are not run: {skipped}"

@@ -48,4 +48,6 @@ def test_site_builds_strict(tmp_path: Path) -> None:
 
 
 def test_readme_is_short() -> None:
-    assert (ROOT / "README.md").stat().st_size <= 10_240, "README.md is over 10 KB: move the detail into docs/"
+    assert (ROOT / "README.md").stat().st_size <= 10_240, (
+        "README.md is over 10 KB: move the detail into docs/"
+    )
