@@ -135,3 +135,14 @@ def test_few_blocks_are_skipped() -> None:
         1 for p in guides for lang, _, _ in blocks(p.read_text(encoding="utf-8")) if lang in ("bash", "sh")
     )
     assert len(skipped) * 3 <= total, f"{len(skipped)} of {total} shell blocks are not run: {skipped}"
+
+
+@pytest.mark.parametrize("name", ["beyond3d", "vsi_wild", "explore"])
+def test_benchmark_quick_start_is_the_readmes(name: str) -> None:
+    """Each benchmark page's quick start is the README's, which the README's test runs."""
+    page = ROOT / "src" / "egoworld" / "benchmarks" / name / "README.md"
+    quick = next(
+        body for lang, title, body in blocks(page.read_text(encoding="utf-8")) if runnable(lang, title)
+    )
+    readme = [body for lang, title, body in blocks((ROOT / "README.md").read_text(encoding="utf-8"))]
+    assert quick in readme, f"{page.relative_to(ROOT)}: its quick start differs from the README's"
