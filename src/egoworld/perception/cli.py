@@ -79,8 +79,7 @@ def perceive_cmd(
     """Perceive videos into episode folders the builders read unchanged: camera trajectory, objects over
     time (detector + ByteTrack with re-identification), places; provenance of every field in episode.json.
     Finished episodes are skipped; a trajectory without metric scale makes builders refuse metre questions.
-
-    Example: egoworld world perceive walk.mp4 --kind walk --detector owlv2:weights/owlv2 --vocabulary chair,tree --out worlds/mine"""
+    A folder of files egoworld did not write is never replaced."""
     from egoworld.perception.video.perceive_set import perceive_videos
     from egoworld.perception.video.perceive_walk import PerceiveSettings
 
