@@ -50,7 +50,7 @@ from egoworld.world.episode import Action, Episode, EpisodeMedia, EpisodeObject,
 from egoworld.world.episode_folder import save_episode
 from egoworld.world.poses import PoseTrack
 
-GENERATOR = "egoworld.sim.actions.synth"
+GENERATOR = "egoworld.sim.actions"  # a recorded name in every episode.json: kept across module moves
 ABNORMAL = ("stack_fell", "tap_running", "door_open", "stove_on")
 ACTIONS_PER_ARRIVAL = 25
 """one more object is brought in per this many actions (long sequences keep meeting new things)"""

@@ -69,7 +69,7 @@ from egoworld.world.episode import Episode, EpisodeMedia, EpisodeObject, Fixture
 from egoworld.world.episode_folder import load_episode, save_episode
 from egoworld.world.poses import PoseTrack
 
-GENERATOR = "egoworld.sim.kitchen.synth"
+GENERATOR = "egoworld.sim.kitchen"  # a recorded name in every episode.json: kept across module moves
 MIN_SECONDS = 40.0
 Progress = Callable[[int, int], None]
 

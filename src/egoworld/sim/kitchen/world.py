@@ -33,7 +33,7 @@ from egoworld.sim.render.renderer import Frame, Renderer
 from egoworld.world.episode import Episode, EpisodeObject
 from egoworld.world.location import location_at
 
-FORMAT = "egoworld.sim.kitchen.synth/1"
+FORMAT = "egoworld.sim.kitchen/1"  # the file format of sim.json, not a module path
 OBJECT_ID_BASE = 1000
 HAND_OFFSET = (0.06, 0.30, 0.42)
 REACH_S = 0.5

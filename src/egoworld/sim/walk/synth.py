@@ -57,7 +57,7 @@ from egoworld.world.episode import Episode, EpisodeMedia, EpisodeObject
 from egoworld.world.episode_folder import save_episode
 from egoworld.world.poses import PoseTrack
 
-GENERATOR = "egoworld.sim.walk.synth"
+GENERATOR = "egoworld.sim.walk"  # a recorded name in every episode.json: kept across module moves
 VIEW_ORDER = ("front", "right", "back", "left")
 NEAR_RADIUS = 90.0
 Progress = Callable[[int, int], None]

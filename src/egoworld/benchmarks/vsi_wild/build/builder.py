@@ -275,7 +275,7 @@ def build_vsi_wild(
         builder=builder,
         seed=cfg.seed,
         source={
-            "generator": "egoworld.benchmarks.vsi_wild.build.builder",
+            "generator": "egoworld.benchmarks.vsi_wild.build",  # recorded in manifests: kept across module moves
             "worlds": [_source_entry(s) for s in srcs],
         },
         description="VSI-Super-Wild, streaming VOC"
