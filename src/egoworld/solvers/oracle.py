@@ -1,4 +1,5 @@
-"""The ``oracle`` baseline: the gold reply, so a run with it checks the whole pipeline (it must score 100)."""
+"""The ``oracle`` baseline: the gold reply, so a run with it checks the whole pipeline: 100 under exact scoring;
+under a judge (EXPLORE) its score is that judge's ceiling on gold text, below 100 for an imperfect judge."""
 
 from __future__ import annotations
 
@@ -42,4 +43,6 @@ def _create(name: str, options: dict[str, str], ctx: ModelContext) -> Model:
     return OracleModel(run_benchmark_of(ctx, "oracle"), gold_reply=ctx.gold_reply)
 
 
-BACKEND = Backend("oracle", _create, "returns the gold answer (a run must score 100)")
+BACKEND = Backend(
+    "oracle", _create, "returns the gold answer (100 under exact scoring; under a judge, the judge's ceiling)"
+)
