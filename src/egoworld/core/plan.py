@@ -1,19 +1,58 @@
 """The plan of a run: its work items (sample, option order, epoch) and which samples a selection takes.
 
-The runner sends what the plan lists; the scorer and the importers of other harnesses' logs read the same
-plan, so a run folder means one set of items wherever it is read.
+Every run is a set of requests with dependencies (`RunPlan`): the standard plan's items (a plain question is
+a one-step chain; a ``pred`` history's trajectory steps wait for earlier steps) or a benchmark's own request
+chains (`egoworld.core.chains`). The runner sends what the plan lists; the scorer and the importers of other
+harnesses' logs read the same plan, so a run folder means one set of items wherever it is read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from egoworld.core.bench_folder import Benchmark
+from egoworld.core.chains import ChainPlan
 from egoworld.core.permutations import Permutation, orders_for, permutation_id
 from egoworld.core.schema import Sample
 
-ItemId = tuple[str, str, int]  # (sample id, permutation id, epoch)
+ItemId = tuple[str, str, int]  # (sample id, permutation id or step label, epoch)
+
+
+class Node(Protocol):
+    """One request of a plan: its sample, its id (the store's sample, permutation and epoch) and the ids of
+    the requests whose replies it needs."""
+
+    @property
+    def sample(self) -> Sample: ...
+
+    @property
+    def id(self) -> ItemId: ...
+
+    @property
+    def deps(self) -> list[ItemId]: ...
+
+
+@dataclass
+class RunPlan:
+    """What one run sends: ``nodes`` in an order where each follows those it depends on (the standard plan
+    streams them), at most ``size`` of them; the run.json fields between ``model_spec`` and ``command``, the
+    progress label and the warnings of the selection. ``chains``: the benchmark's own plan (None: the
+    standard one), whose ``golds`` the oracle reads. ``planned``: the standard plan's request count (run.json
+    counts it; a chained plan's count is what its chains stored, and its summary counts samples).
+    ``figures``: what run.json records besides the usage (``media_bytes_per_request`` or ``cost``)."""
+
+    samples: list[Sample]
+    nodes: Iterable[Node]
+    size: int
+    manifest: dict[str, Any]
+    label: str = ""
+    warnings: list[str] = field(default_factory=list)
+    chains: ChainPlan | None = None
+    golds: dict[str, str | None] | None = None
+    planned: int | None = None
+    figures: tuple[str, ...] = ("media_bytes_per_request",)
 
 
 @dataclass

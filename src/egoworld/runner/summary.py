@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from egoworld.core.bench_folder import Benchmark
+
 
 @dataclass
 class RunSummary:
@@ -23,6 +25,8 @@ class RunSummary:
     media_bytes_max: int = 0  # the largest request's
     samples: int | None = None  # set for a run of request chains (a sample may take several requests)
     short_frames: dict[str, int] = field(default_factory=dict)  # sample → frames sent, where < --frames
+    #: the benchmark the run loaded (its end-of-run scoring reads it instead of loading it again)
+    bench: Benchmark | None = field(default=None, repr=False, compare=False)
 
     def line(self) -> str:
         warned = "".join(f"\nwarning: {w}" for w in self.warnings)
