@@ -9,7 +9,8 @@ Tables
   plan       (sample, permutation, epoch) → request key for the latest run command; scoring reads it.
   meta       key/value (the run manifest's digest, schema version).
 
-Each write is its own committed transaction, so a killed run loses at most the requests in flight.
+Each write is its own committed transaction, so a killed run loses at most the requests in flight — or, inside
+`ResponseStore.grouped` (a run's many small writes), the writes of its last fraction of a second.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -167,6 +169,8 @@ class ResponseStore:
         self.db.row_factory = sqlite3.Row
         #: media blocks written by this store (their pickle → hash), the most recent `_BLOCK_MEMO`
         self._blocks: OrderedDict[bytes, str] = OrderedDict()
+        self._group: float | None = None  # seconds a group of writes may stay uncommitted (`grouped`)
+        self._group_began: float | None = None  # when the open group began (None: none open)
 
     def close(self) -> None:
         self.db.close()
@@ -202,7 +206,7 @@ class ResponseStore:
         """
         raw, reasoning, error = redact(raw), redact(reasoning), redact(error)
         now = time.time()
-        self.db.execute(
+        self._write(
             """
             INSERT INTO responses (key, sample_id, permutation, epoch, status, raw, reasoning, error, latency_s,
                                    prompt_tokens, completion_tokens, finish_reason, served_model, attempts,
@@ -244,7 +248,7 @@ class ResponseStore:
         messages = request.get("messages")
         if isinstance(messages, list):
             request = {**request, "messages": [self._shared_block(m) for m in messages]}
-        self.db.execute("INSERT OR IGNORE INTO requests (key, request) VALUES (?, ?)", (key, _pack(request)))
+        self._write("INSERT OR IGNORE INTO requests (key, request) VALUES (?, ?)", (key, _pack(request)))
 
     def _shared_block(self, message: Any) -> Any:
         """``message`` with its parts before the closing text parts replaced by a block hash, when they hold
@@ -273,7 +277,7 @@ class ResponseStore:
             return digest
         packed = _pack(block)
         digest = hashlib.sha256(packed).hexdigest()
-        self.db.execute("INSERT OR IGNORE INTO request_blocks (hash, block) VALUES (?, ?)", (digest, packed))
+        self._write("INSERT OR IGNORE INTO request_blocks (hash, block) VALUES (?, ?)", (digest, packed))
         if seen is not None:
             self._blocks[seen] = digest
             while len(self._blocks) > _BLOCK_MEMO:
@@ -281,10 +285,10 @@ class ResponseStore:
         return digest
 
     def reset_plan(self) -> None:
-        self.db.execute("DELETE FROM plan")
+        self._write("DELETE FROM plan")
 
     def plan(self, sample_id: str, permutation: str, epoch: int, key: str) -> None:
-        self.db.execute(
+        self._write(
             "INSERT OR REPLACE INTO plan (sample_id, permutation, epoch, key) VALUES (?, ?, ?, ?)",
             (sample_id, permutation, epoch, key),
         )
@@ -296,11 +300,37 @@ class ResponseStore:
             )
 
     def set_meta(self, key: str, value: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)", (key, value))
+        self._write("INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)", (key, value))
 
     def transaction(self) -> sqlite3.Connection:
         """``with store.transaction():`` groups writes into one commit."""
+        self._commit_group()
         return _Tx(self.db, self._blocks.clear)  # type: ignore[return-value]
+
+    @contextmanager
+    def grouped(self, seconds: float) -> Iterator[None]:
+        """Commit the writes of this block together, one commit per ``seconds`` and one at its end (each
+        commit of a small write costs more than the write): a crash loses at most the last ``seconds``."""
+        self._group = seconds
+        try:
+            yield
+        finally:
+            self._group = None
+            self._commit_group()
+
+    def _write(self, sql: str, params: tuple[Any, ...] = ()) -> None:
+        """One write: committed at once, or in the open group of writes (`grouped`)."""
+        if self._group is not None and not self.db.in_transaction:
+            self.db.execute("BEGIN")
+            self._group_began = time.monotonic()
+        self.db.execute(sql, params)
+        if self._group_began is not None and time.monotonic() - self._group_began >= (self._group or 0.0):
+            self._commit_group()
+
+    def _commit_group(self) -> None:
+        if self._group_began is not None:
+            self._group_began = None
+            self.db.execute("COMMIT")
 
     # -- reading ------------------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -363,6 +393,17 @@ class ResponseStore:
             )
         whole["content"] = [*json.loads(zlib.decompress(got[0])), *message.get("content", [])]
         return whole
+
+    def planned_tokens(self) -> tuple[int, dict[str, tuple[int, int]]]:
+        """The ok replies of the planned requests: how many, and per token kind (``prompt``, ``completion``,
+        ``reasoning``) their sum and how many of them report it."""
+        row = self.db.execute(
+            "SELECT COUNT(*), SUM(r.prompt_tokens), COUNT(r.prompt_tokens), SUM(r.completion_tokens), "
+            "COUNT(r.completion_tokens), SUM(r.reasoning_tokens), COUNT(r.reasoning_tokens) "
+            "FROM plan p JOIN responses r ON r.key = p.key WHERE r.status = 'ok'"
+        ).fetchone()
+        kinds = ("prompt", "completion", "reasoning")
+        return row[0], {k: (row[1 + 2 * i] or 0, row[2 + 2 * i]) for i, k in enumerate(kinds)}
 
     def planned_errors(self) -> list[str]:
         """The error reason of every planned request whose latest attempt failed."""

@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.bench_folder import load_benchmark
+from egoworld.core.bench_folder import Benchmark
 from egoworld.core.files import iter_jsonl
 from egoworld.core.run_config import SCORES_JSONL
 from egoworld.core.store import ResponseStore
@@ -37,21 +37,9 @@ def parse_price(text: str | None) -> dict[str, float] | None:
 def usage_figures(store: ResponseStore, summary: RunSummary, price: str | None) -> dict[str, Any]:
     """Tokens of the planned requests' replies (all of them, also those of earlier commands on this folder),
     this command's throughput and media per request, and the cost when a price is given."""
-    tokens = {"prompt": 0, "completion": 0, "reasoning": 0}
-    reported = {"prompt": 0, "completion": 0, "reasoning": 0}
-    ok = 0
-    for _s, _p, _e, _k, resp in store.planned():
-        if resp is None or resp.status != "ok":
-            continue
-        ok += 1
-        for name, value in (
-            ("prompt", resp.prompt_tokens),
-            ("completion", resp.completion_tokens),
-            ("reasoning", resp.reasoning_tokens),
-        ):
-            if value is not None:
-                tokens[name] += value
-                reported[name] += 1
+    ok, totals = store.planned_tokens()
+    tokens = {k: total for k, (total, _n) in totals.items()}
+    reported = {k: n for k, (_total, n) in totals.items()}
     out: dict[str, Any] = {
         "ok_responses": ok,
         "tokens": {k: (v if reported[k] else None) for k, v in tokens.items()},
@@ -68,11 +56,10 @@ def usage_figures(store: ResponseStore, summary: RunSummary, price: str | None) 
     return out
 
 
-def judged(run_dir: Path, manifest: dict[str, Any]) -> bool:
+def judged(bench: Benchmark) -> bool:
     """True when the run's benchmark has free-form tasks its plug-in scores with a judge."""
     from egoworld.core.plugin import plugin_for
 
-    bench = load_benchmark(manifest["benchmark_path"])
     plugin = plugin_for(bench.name)
     return plugin.score_run is not None and any(
         t.answer_type == "free" for t in bench.manifest.tasks.values()

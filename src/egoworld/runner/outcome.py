@@ -9,6 +9,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from egoworld.core.bench_folder import Benchmark, load_benchmark
 from egoworld.core.errors import EXIT_INCOMPLETE, console
 from egoworld.core.files import InputFileError, read_json_object, write_json
 from egoworld.core.progress import format_reasons, top_reasons
@@ -31,17 +32,19 @@ def print_error_reasons(run_dir: Path) -> None:
         )
 
 
-def print_end_figures(out: Path) -> None:
+def print_end_figures(out: Path, bench: Benchmark | None = None) -> None:
     """Score the run in-process (not a judge-scored one: that needs `egoworld score`), print its table and
-    the usage line, and add ``scores`` and ``usage.tokens_per_correct`` to run.json."""
+    the usage line, and add ``scores`` and ``usage.tokens_per_correct`` to run.json. ``bench``: the
+    benchmark the run loaded (else it is loaded from run.json's path)."""
     manifest = read_json_object(out / RUN_MANIFEST)
     usage = manifest.get("usage")
     scored: dict[str, Any] | None = None
     try:
-        if judged(out, manifest):
+        bench = bench or load_benchmark(manifest["benchmark_path"])
+        if judged(bench):
             console.print("scores: free-form answers need a judge — run `egoworld score " + str(out) + "`")
         else:
-            scored = score_run(out)
+            scored = score_run(out, bench=bench)
     except (InputFileError, ValueError, KeyError) as exc:
         console.print(f"[yellow]could not score the run: {exc}[/]", highlight=False)
     per_correct = None
@@ -72,7 +75,7 @@ def finish_run(summary: RunSummary, out: Path) -> None:
     """Print the run's last lines — counts, the score table, tokens, throughput, cost — and record the score
     table in run.json; exit 3 when requests failed (a rerun of the same command retries them)."""
     console.print(summary.line())
-    print_end_figures(out)
+    print_end_figures(out, summary.bench)
     print_error_reasons(out)
     if summary.errors or summary.blocked:
         console.print("[yellow]some requests failed; rerun the same command to retry them[/]")

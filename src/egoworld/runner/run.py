@@ -45,6 +45,9 @@ from egoworld.runner.response_cache import ResponseCache
 from egoworld.runner.summary import RunSummary
 from egoworld.runner.worker import ItemRequests, Requests, Runner, clip_ordered
 
+#: how long a run's writes may wait for their commit (a killed run loses at most these, and what is in flight)
+COMMIT_SECONDS = 0.2
+
 
 def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
     """Run (or resume) ``cfg``; returns counts. Errors are stored and retried by the next run."""
@@ -180,8 +183,9 @@ def _run_locked(
     try:
         store = ResponseStore(out / STORE_FILE, expect_data=bool((old.get("counts") or {}).get("rows")))
         try:
-            store.reset_plan()
-            _drive(cfg, bench, plan, model, given_model, store, cache, summary, resumed=previous)
+            with store.grouped(COMMIT_SECONDS):
+                store.reset_plan()
+                _drive(cfg, bench, plan, model, given_model, store, cache, summary, resumed=previous)
         finally:
             summary.seconds = time.perf_counter() - start
             counts = store.counts()

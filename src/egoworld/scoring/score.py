@@ -182,8 +182,12 @@ def score_run(
     write: bool = True,
     options: dict[str, Any] | None = None,
     scoring: str = "egoworld",
+    bench: Benchmark | None = None,
 ) -> dict[str, Any]:
     """Score ``run_dir``; writes ``scores.jsonl`` / ``scores.json`` there and returns the summary.
+
+    ``bench``: the benchmark already loaded (the run that just ended passes it), else it is loaded from
+    ``bench_dir`` or the run's recorded path; either way it must be the one the run used.
 
     A benchmark with free-form tasks whose plug-in has a ``score_run`` hook is scored by that hook;
     ``options`` (e.g. ``{"judge": "lexical"}``) are passed to it. ``scoring="official"`` applies the
@@ -195,7 +199,7 @@ def score_run(
     manifest = read_json_object(run_dir / RUN_MANIFEST)
     if write:  # hidden temporary files of a scoring that was killed go first
         remove_stale_temp_files(run_dir, [SCORES_JSONL, SCORES_JSON])
-    bench = load_benchmark(bench_dir or manifest["benchmark_path"])
+    bench = bench or load_benchmark(bench_dir or manifest["benchmark_path"])
     if bench.hash != manifest["benchmark_hash"]:
         raise InputFileError(
             f"{bench.root}: benchmark differs from the one this run used (hash {manifest['benchmark_hash'][:12]}); "
