@@ -5,6 +5,7 @@ the run's score table (scored in-process unless its free-form tasks need a judge
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -66,10 +67,13 @@ def judged(bench: Benchmark) -> bool:
     )
 
 
-def correct_answers(run_dir: Path) -> float:
-    """Sum of the per-response scores in ``scores.jsonl`` (1 per correct choice; MRA counts fractionally)."""
+def correct_answers(run_dir: Path, rows: Iterable[dict[str, Any]] | None = None) -> float:
+    """Sum of the per-response scores in ``scores.jsonl`` (1 per correct choice; MRA counts fractionally);
+    ``rows``: those rows, as the scoring that wrote them returned them."""
     total = 0.0
-    for _line, row in iter_jsonl(run_dir / SCORES_JSONL):
+    if rows is None:
+        rows = (row for _line, row in iter_jsonl(run_dir / SCORES_JSONL))
+    for row in rows:
         if row.get("status") == "ok" and isinstance(row.get("score"), int | float):
             total += float(row["score"])
     return total

@@ -17,7 +17,7 @@ from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE
 from egoworld.core.store import ResponseStore
 from egoworld.runner.figures import correct_answers, format_tokens, judged, score_table
 from egoworld.runner.summary import RunSummary
-from egoworld.scoring.score import score_run
+from egoworld.scoring.score import score_run_rows
 
 
 def print_error_reasons(run_dir: Path) -> None:
@@ -39,12 +39,13 @@ def print_end_figures(out: Path, bench: Benchmark | None = None) -> None:
     manifest = read_json_object(out / RUN_MANIFEST)
     usage = manifest.get("usage")
     scored: dict[str, Any] | None = None
+    rows: list[dict[str, Any]] | None = None
     try:
         bench = bench or load_benchmark(manifest["benchmark_path"])
         if judged(bench):
             console.print("scores: free-form answers need a judge — run `egoworld score " + str(out) + "`")
         else:
-            scored = score_run(out, bench=bench)
+            scored, rows = score_run_rows(out, bench=bench)
     except (InputFileError, ValueError, KeyError) as exc:
         console.print(f"[yellow]could not score the run: {exc}[/]", highlight=False)
     per_correct = None
@@ -55,7 +56,7 @@ def print_end_figures(out: Path, bench: Benchmark | None = None) -> None:
         for row in score_table(scored):
             table.add_row(*row)
         console.print(table)
-        correct = correct_answers(out)
+        correct = correct_answers(out, rows)
         tokens = usage.get("tokens", {}) if usage else {}
         total = (tokens.get("prompt") or 0) + (tokens.get("completion") or 0)
         per_correct = round(total / correct, 1) if correct and total else None

@@ -184,7 +184,25 @@ def score_run(
     scoring: str = "egoworld",
     bench: Benchmark | None = None,
 ) -> dict[str, Any]:
-    """Score ``run_dir``; writes ``scores.jsonl`` / ``scores.json`` there and returns the summary.
+    """Score ``run_dir``; writes ``scores.jsonl`` / ``scores.json`` there and returns the summary (see
+    `score_run_rows`)."""
+    summary, _rows = score_run_rows(
+        run_dir, bench_dir=bench_dir, write=write, options=options, scoring=scoring, bench=bench
+    )
+    return summary
+
+
+def score_run_rows(
+    run_dir: str | Path,
+    *,
+    bench_dir: str | Path | None = None,
+    write: bool = True,
+    options: dict[str, Any] | None = None,
+    scoring: str = "egoworld",
+    bench: Benchmark | None = None,
+) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
+    """Score ``run_dir``; writes ``scores.jsonl`` / ``scores.json`` there and returns the summary and the
+    ``scores.jsonl`` rows (None when the benchmark's plug-in scored the run).
 
     ``bench``: the benchmark already loaded (the run that just ended passes it), else it is loaded from
     ``bench_dir`` or the run's recorded path; either way it must be the one the run used.
@@ -209,9 +227,10 @@ def score_run(
     if plugin.score_run is not None and any(t.answer_type == "free" for t in bench.manifest.tasks.values()):
         if scoring != "egoworld":
             raise ValueError(f"--scoring {scoring}: {bench.name} is scored by its own judge-based scorer")
-        return plugin.score_run(
+        judged = plugin.score_run(
             run_dir, bench=bench, manifest=manifest, options=dict(options or {}), write=write
         )
+        return judged, None
     if options:
         raise InputFileError(
             f"scoring options {sorted(options)} apply only to benchmarks whose plug-in scores free-form answers"
@@ -261,7 +280,7 @@ def score_run(
         summary["official"] = plugin.official_aggregates(bench, rows)
     if write:
         write_scores(run_dir, rows, summary)
-    return summary
+    return summary, rows
 
 
 def write_scores(folder: str | Path, rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:
@@ -280,7 +299,7 @@ def summarise(
     for task, info in bench.manifest.tasks.items():
         a = acc[task]
         qs = list(a.question_scores)
-        scores = [float(np.mean(a.question_scores[q])) for q in qs]
+        scores = [_mean(a.question_scores[q]) for q in qs]
         clusters = [bench.sample(q).cluster_id for q in qs]
         rows_ok += a.rows_ok
         rows_parsed += a.rows_parsed
@@ -341,6 +360,11 @@ def summarise(
             k: sent[k] for k in ("asked", "min", "max", "samples", "short_samples") if k in sent
         }
     return out
+
+
+def _mean(values: list[float]) -> float:
+    """NumPy's mean (its pairwise sum); one value is its own mean, without a NumPy call."""
+    return float(values[0]) if len(values) == 1 else float(np.mean(values))
 
 
 def _shuffle(matrices: dict[str, dict[str, dict[int, tuple[bool, int]]]]) -> dict[str, Any]:
