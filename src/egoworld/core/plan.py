@@ -126,6 +126,20 @@ def iter_items(
                 yield item
 
 
+@dataclass(frozen=True)
+class PlanItems:
+    """The work items of `iter_items`, made afresh each time they are iterated (a run streams them)."""
+
+    samples: list[Sample]
+    mode: str | int
+    seed: int
+    epochs: int
+    history: str
+
+    def __iter__(self) -> Iterator[Item]:
+        return iter_items(self.samples, self.mode, self.seed, self.epochs, self.history)
+
+
 def count_items(samples: list[Sample], mode: str | int, seed: int, epochs: int) -> int:
     """How many work items `iter_items` yields, without making them."""
     return sum(len(_orders(s, mode, seed)) for s in samples) * epochs

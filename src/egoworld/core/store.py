@@ -394,6 +394,21 @@ class ResponseStore:
         whole["content"] = [*json.loads(zlib.decompress(got[0])), *message.get("content", [])]
         return whole
 
+    def plan_done(self) -> tuple[int, int]:
+        """Planned requests, and how many of them have an ok reply."""
+        row = self.db.execute(
+            "SELECT COUNT(*), COUNT(r.key) FROM plan p LEFT JOIN responses r ON r.key = p.key AND r.status = 'ok'"
+        ).fetchone()
+        return row[0], row[1]
+
+    def planned_key(self, sample_id: str, permutation: str, epoch: int) -> str | None:
+        """The request key the plan holds for (sample, permutation, epoch), if any."""
+        row = self.db.execute(
+            "SELECT key FROM plan WHERE sample_id = ? AND permutation = ? AND epoch = ?",
+            (sample_id, permutation, epoch),
+        ).fetchone()
+        return None if row is None else row[0]
+
     def planned_tokens(self) -> tuple[int, dict[str, tuple[int, int]]]:
         """The ok replies of the planned requests: how many, and per token kind (``prompt``, ``completion``,
         ``reasoning``) their sum and how many of them report it."""

@@ -28,7 +28,7 @@ from egoworld.core.history import HISTORY_MODES
 from egoworld.core.lock import folder_lock
 from egoworld.core.model import Model, ModelContext
 from egoworld.core.permutations import parse_mode
-from egoworld.core.plan import RunPlan, count_items, has_dependencies, iter_items, select_samples
+from egoworld.core.plan import PlanItems, RunPlan, count_items, has_dependencies, select_samples
 from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE, RunConfig, check_resumable, config_dict
 from egoworld.core.schema import Sample
@@ -102,7 +102,7 @@ def plan_run(bench: Benchmark, cfg: RunConfig, mode: str | int) -> RunPlan:
     check_media(bench, samples, InputSettings.from_config(cfg))
     ordered = clip_ordered(samples) if cfg.setting != "text" else samples
     planned = count_items(samples, mode, cfg.seed, cfg.epochs)
-    nodes = iter_items(ordered, mode, cfg.seed, cfg.epochs, cfg.history)
+    nodes = PlanItems(ordered, mode, cfg.seed, cfg.epochs, cfg.history)
     return RunPlan(
         samples=samples,
         nodes=list(nodes) if has_dependencies(samples, cfg.history) else nodes,  # (Ray shards see them all)
@@ -183,9 +183,14 @@ def _run_locked(
     try:
         store = ResponseStore(out / STORE_FILE, expect_data=bool((old.get("counts") or {}).get("rows")))
         try:
-            with store.grouped(COMMIT_SECONDS):
-                store.reset_plan()
-                _drive(cfg, bench, plan, model, given_model, store, cache, summary, resumed=previous)
+            if _finished(cfg, bench, plan, model, old, manifest, store):
+                summary.reused = summary.planned
+                summary.kept_scores = old.get("scores")
+                asyncio.run(model.aclose())
+            else:
+                with store.grouped(COMMIT_SECONDS):
+                    store.reset_plan()
+                    _drive(cfg, bench, plan, model, given_model, store, cache, summary, resumed=previous)
         finally:
             summary.seconds = time.perf_counter() - start
             counts = store.counts()
@@ -206,6 +211,30 @@ def _run_locked(
     _end_figures(manifest, usage, cache, model)
     write_json(out / RUN_MANIFEST, manifest)
     return summary
+
+
+def _finished(
+    cfg: RunConfig,
+    bench: Benchmark,
+    plan: RunPlan,
+    model: Model,
+    old: dict[str, Any],
+    manifest: dict[str, Any],
+    store: ResponseStore,
+) -> bool:
+    """True when this command repeats a complete run of the standard plan in the text setting: run.json as
+    it was (egoworld version, benchmark, model, settings, selection, command), each request of the plan
+    stored ok, and the first request's key still the one stored. Such a run has nothing to send; its store,
+    and the scores written from it, stay as they are."""
+    if old.get("status") != "complete" or plan.planned is None or cfg.setting != "text":
+        return False
+    if any(old.get(k) != v for k, v in manifest.items() if k not in ("counts", "status")):
+        return False
+    if store.plan_done() != (plan.planned, plan.planned):
+        return False
+    first = next(iter(plan.nodes))
+    requests = ItemRequests(cfg, bench, model.identity(), open_inputs(bench, InputSettings.from_config(cfg)))
+    return store.planned_key(*first.id) == requests.build(first, {}).key
 
 
 def _end_manifest(

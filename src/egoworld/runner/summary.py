@@ -27,6 +27,9 @@ class RunSummary:
     short_frames: dict[str, int] = field(default_factory=dict)  # sample → frames sent, where < --frames
     #: the benchmark the run loaded (its end-of-run scoring reads it instead of loading it again)
     bench: Benchmark | None = field(default=None, repr=False, compare=False)
+    #: run.json's score table before a run that repeated a complete one (nothing sent, the store kept as it
+    #: was): the scores files written from that store are still the run's
+    kept_scores: dict[str, Any] | None = None
 
     def line(self) -> str:
         warned = "".join(f"\nwarning: {w}" for w in self.warnings)
