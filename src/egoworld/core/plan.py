@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Protocol
 
 from egoworld.core.bench_folder import Benchmark
@@ -62,7 +63,7 @@ class Item:
     epoch: int
     deps: list[ItemId] = field(default_factory=list)
 
-    @property
+    @cached_property
     def id(self) -> ItemId:
         return (self.sample.id, permutation_id(self.perm), self.epoch)
 
