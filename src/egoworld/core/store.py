@@ -73,6 +73,8 @@ CREATE TABLE IF NOT EXISTS request_blocks (
 
 
 _TABLES = ("responses", "requests", "plan", "meta")
+_PLANS_HELD = 10_000  # plan rows a group holds back at most (a resume plans without other writes)
+_PLAN_ROW = "INSERT OR REPLACE INTO plan (sample_id, permutation, epoch, key) VALUES (?, ?, ?, ?)"
 _BLOCK_MEMO = 256  # blocks remembered per store: a run sends a sample's option orders together
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -171,6 +173,7 @@ class ResponseStore:
         self._blocks: OrderedDict[bytes, str] = OrderedDict()
         self._group: float | None = None  # seconds a group of writes may stay uncommitted (`grouped`)
         self._group_began: float | None = None  # when the open group began (None: none open)
+        self._plans: list[tuple[str, str, int, str]] = []  # plan rows the open group holds back
 
     def close(self) -> None:
         self.db.close()
@@ -285,19 +288,21 @@ class ResponseStore:
         return digest
 
     def reset_plan(self) -> None:
+        self._plans.clear()
         self._write("DELETE FROM plan")
 
     def plan(self, sample_id: str, permutation: str, epoch: int, key: str) -> None:
-        self._write(
-            "INSERT OR REPLACE INTO plan (sample_id, permutation, epoch, key) VALUES (?, ?, ?, ?)",
-            (sample_id, permutation, epoch, key),
-        )
+        """Plan a request; inside `grouped` the rows are written together when the group commits."""
+        if self._group is None:
+            self._write(_PLAN_ROW, (sample_id, permutation, epoch, key))
+        else:
+            self._plans.append((sample_id, permutation, epoch, key))
+            if len(self._plans) >= _PLANS_HELD:
+                self._commit_group()
 
     def plan_many(self, rows: list[tuple[str, str, int, str]]) -> None:
         with self.transaction():
-            self.db.executemany(
-                "INSERT OR REPLACE INTO plan (sample_id, permutation, epoch, key) VALUES (?, ?, ?, ?)", rows
-            )
+            self.db.executemany(_PLAN_ROW, rows)
 
     def set_meta(self, key: str, value: str) -> None:
         self._write("INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)", (key, value))
@@ -328,6 +333,13 @@ class ResponseStore:
             self._commit_group()
 
     def _commit_group(self) -> None:
+        """Commit the open group of writes, the plan rows it holds back first."""
+        if self._plans:
+            rows, self._plans = self._plans, []
+            if self._group_began is None and not self.db.in_transaction:
+                self.db.execute("BEGIN")
+                self._group_began = time.monotonic()
+            self.db.executemany(_PLAN_ROW, rows)
         if self._group_began is not None:
             self._group_began = None
             self.db.execute("COMMIT")

@@ -27,7 +27,7 @@ from egoworld.core.files import (
     remove_stale_temp_files,
     write_file_set,
 )
-from egoworld.core.permutations import all_orders, order_index, parse_mode, permutation_id
+from egoworld.core.permutations import all_orders, order_index, parse_mode
 from egoworld.core.plan import plan_items, select_samples
 from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import REFERENCE_JSONL, RUN_MANIFEST, SCORES_JSON, SCORES_JSONL, STORE_FILE
@@ -40,6 +40,8 @@ from egoworld.scoring.extract import extract_answer
 from egoworld.scoring.official import official_score
 from egoworld.scoring.timepoint import parse_time_point, parsed_ok, score_time_point
 
+#: permutation modes whose summary holds the Shuffle24 statistics
+SHUFFLED = ("shuffle24", "all")
 #: egoworld's extractor and metrics, or the official harness's per-sample rules
 SCORINGS = ("egoworld", "official")
 
@@ -247,9 +249,10 @@ def score_run_rows(
     rows: list[dict[str, Any]] = []
     acc: dict[str, _TaskAcc] = {t: _TaskAcc() for t in bench.tasks()}
     matrices: dict[str, dict[str, dict[int, tuple[bool, int]]]] = defaultdict(lambda: defaultdict(dict))
+    shuffled = mode in SHUFFLED  # (the Shuffle24 statistics need each question's order matrix)
     for it in items:
         s = it.sample
-        pid = permutation_id(it.perm)
+        pid = it.id[1]
         resp = planned.get((s.id, pid, it.epoch))
         metric = bench.manifest.tasks[s.task].metric
         row = score_row(s, pid, it.epoch, resp, metric, scoring=scoring)
@@ -265,7 +268,7 @@ def score_run_rows(
             a.question_scores[s.id].append(row["score"])
             if "mra_staircase" in row:
                 a.staircase[s.id].append(row["mra_staircase"])
-            if it.perm is not None and len(it.perm) == 4 and it.epoch == 0:
+            if shuffled and it.perm is not None and len(it.perm) == 4 and it.epoch == 0:
                 matrices[s.task][s.id][order_index(it.perm)] = (
                     row["score"] == 1.0,
                     row.get("pred_position", -1),
@@ -352,7 +355,7 @@ def summarise(
         "task_order": list(tasks_out),
         "tasks": tasks_out,
     }
-    if mode in ("shuffle24", "all"):
+    if mode in SHUFFLED:
         out["shuffle24"] = _shuffle(matrices)
     if manifest.get("frames_sent"):  # fewer frames than --frames reached some samples
         sent = manifest["frames_sent"]
