@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Protocol
 
 from egoworld.core.bench_folder import Benchmark
@@ -62,10 +61,14 @@ class Item:
     perm: Permutation | None
     epoch: int
     deps: list[ItemId] = field(default_factory=list)
+    _id: ItemId = field(init=False, repr=False, compare=False)
 
-    @cached_property
+    def __post_init__(self) -> None:
+        self._id = (self.sample.id, permutation_id(self.perm), self.epoch)
+
+    @property
     def id(self) -> ItemId:
-        return (self.sample.id, permutation_id(self.perm), self.epoch)
+        return self._id
 
 
 def select_samples(

@@ -130,6 +130,9 @@ class ResponseRow:
     reasoning_tokens: int | None = None
 
 
+_ROW_FIELDS = tuple(ResponseRow.__dataclass_fields__)  # the responses columns, in `ResponseRow`'s order
+
+
 class ResponseStore:
     """SQLite response store. One writer process at a time; readers may open it concurrently."""
 
@@ -373,13 +376,15 @@ class ResponseStore:
 
     def planned(self) -> Iterator[tuple[str, str, int, str, ResponseRow | None]]:
         """(sample, permutation, epoch, key, response or None) for every planned request."""
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(responses)")}  # (older stores lack some)
+        columns = ", ".join(f"r.{f}" if f in have else "NULL" for f in _ROW_FIELDS)
         cur = self.db.execute(
-            "SELECT p.sample_id AS p_sample, p.permutation AS p_perm, p.epoch AS p_epoch, p.key AS p_key, r.* "
+            f"SELECT p.sample_id, p.permutation, p.epoch, p.key, {columns} "
             "FROM plan p LEFT JOIN responses r ON r.key = p.key"
         )
+        cur.row_factory = None  # (rows by position: a tenth of the cost of named look-ups)
         for row in cur:
-            resp = _row(row) if row["status"] is not None else None
-            yield row["p_sample"], row["p_perm"], row["p_epoch"], row["p_key"], resp
+            yield row[0], row[1], row[2], row[3], None if row[8] is None else ResponseRow(*row[4:])
 
     def request(self, key: str) -> dict[str, Any] | None:
         """The request as sent (each message's shared media block put back in front of its text)."""

@@ -28,7 +28,7 @@ from egoworld.core.history import HISTORY_MODES
 from egoworld.core.lock import folder_lock
 from egoworld.core.model import Model, ModelContext
 from egoworld.core.permutations import parse_mode
-from egoworld.core.plan import PlanItems, RunPlan, count_items, has_dependencies, select_samples
+from egoworld.core.plan import PlanItems, RunPlan, count_items, select_samples
 from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE, RunConfig, check_resumable, config_dict
 from egoworld.core.schema import Sample
@@ -102,10 +102,11 @@ def plan_run(bench: Benchmark, cfg: RunConfig, mode: str | int) -> RunPlan:
     check_media(bench, samples, InputSettings.from_config(cfg))
     ordered = clip_ordered(samples) if cfg.setting != "text" else samples
     planned = count_items(samples, mode, cfg.seed, cfg.epochs)
-    nodes = PlanItems(ordered, mode, cfg.seed, cfg.epochs, cfg.history)
     return RunPlan(
         samples=samples,
-        nodes=list(nodes) if has_dependencies(samples, cfg.history) else nodes,  # (Ray shards see them all)
+        nodes=PlanItems(
+            ordered, mode, cfg.seed, cfg.epochs, cfg.history
+        ),  # (streamed, also with dependencies)
         size=planned,
         manifest=standard_manifest(cfg),
         warnings=notes,
