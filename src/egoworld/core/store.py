@@ -248,9 +248,8 @@ class ResponseStore:
         )
 
     def put_request(self, key: str, request: dict[str, Any]) -> None:
-        """Record the request as sent; each message's media block is stored once (`request_blocks`)."""
-        if self.db.execute("SELECT 1 FROM requests WHERE key = ?", (key,)).fetchone() is not None:
-            return
+        """Record the request as sent (its first sending: a retry keeps that row); each message's media block
+        is stored once (`request_blocks`)."""
         messages = request.get("messages")
         if isinstance(messages, list):
             request = {**request, "messages": [self._shared_block(m) for m in messages]}

@@ -129,7 +129,7 @@ class Runner:
 
     async def process(self, node: Node, summary: RunSummary) -> bool:
         """Run one request; True when it has an ok response."""
-        if any(d in self.failed for d in node.deps):
+        if node.deps and any(d in self.failed for d in node.deps):
             summary.blocked += 1
             return False
         sample_id, label, epoch = node.id
@@ -222,7 +222,7 @@ class _Schedule:
             if self.ready:
                 return self.ready.popleft()
             for node in self.stream:
-                waits = [d for d in node.deps if d in self.running]
+                waits = [d for d in node.deps if d in self.running] if node.deps else []
                 self.running.add(node.id)
                 if not waits:
                     return node
