@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchmarks_factory import balanced_mc_bench
 from egoworld.core.model import Generation, Model, ModelError, Request
 from egoworld.core.plan import ItemId
@@ -83,6 +85,28 @@ def test_a_request_waits_for_what_it_depends_on_and_a_failure_blocks_its_depende
     assert model.sent.index("b+A") > model.sent.index("a")
     assert "c" in model.sent and not any(k.startswith(("y", "z")) for k in model.sent)
     assert (summary.ok, summary.errors, summary.blocked, len(done)) == (3, 1, 2, 6)
+
+
+class FullDisk(RowSink):
+    """A store stand-in whose write of the reply to ``b`` fails (as on a full disk)."""
+
+    def put(self, **kwargs: Any) -> None:
+        if kwargs["key"] == "b":
+            raise OSError("disk full")
+        super().put(**kwargs)
+
+
+def test_a_failing_write_stops_the_plan_after_the_requests_in_flight() -> None:
+    model = Slow()
+    store = FullDisk({})
+    runner = Runner(Echo(), model, store, concurrency=3)  # type: ignore[arg-type]
+    with pytest.raises(OSError, match="disk full"):
+        asyncio.run(
+            runner.execute(iter([Node(n) for n in "abcdefgh"]), RunSummary(out=Path(".")), lambda: None)
+        )
+    assert model.sent == ["a", "b", "c", "d"]  # (a's worker drew d before b failed) nothing after
+    stored = [kw["key"] for op, _args, kw in store.ops if op == "put"]
+    assert stored == ["a", "c", "d"]  # the requests in flight were answered and stored
 
 
 def _run(cfg: RunConfig) -> RunSummary:

@@ -182,26 +182,35 @@ class Runner:
 
     async def execute(self, nodes: Iterable[Node], summary: RunSummary, advance: Callable[[], None]) -> None:
         """Run ``nodes`` (each after those it depends on) with ``concurrency`` workers; they are drawn one at
-        a time, so a streamed plan is never held in memory."""
+        a time, so a streamed plan is never held in memory. A worker's error (e.g. a full disk) stops the
+        plan: the other workers finish the requests they hold (their replies read, not cut off), then it is
+        raised."""
         schedule = _Schedule(nodes)
 
         async def worker() -> None:
-            while (node := await schedule.next()) is not None:
-                ok = await self.process(node, summary)
-                if not ok and self.requests.linked:
-                    self.failed.add(node.id)
-                schedule.done(node)
-                advance()
+            try:
+                while (node := await schedule.next()) is not None:
+                    ok = await self.process(node, summary)
+                    if not ok and self.requests.linked:
+                        self.failed.add(node.id)
+                    schedule.done(node)
+                    advance()
+            except Exception:
+                schedule.stop()
+                raise
 
         await self._gather(worker)
 
     async def _gather(self, worker: Callable[[], Awaitable[None]]) -> None:
         workers = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
         try:
-            await asyncio.gather(*workers)
+            results = await asyncio.gather(*workers, return_exceptions=True)
         finally:
             for w in workers:
                 w.cancel()
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
 
 
 class _Schedule:
@@ -215,10 +224,11 @@ class _Schedule:
         self.parked: dict[ItemId, int] = {}  # node → dependencies not done yet
         self.waiting: dict[ItemId, list[Node]] = {}  # dependency → nodes parked on it
         self.wake = asyncio.Event()
+        self.stopped = False
 
     async def next(self) -> Node | None:
-        """The next node to run; None when every node has been handed out."""
-        while True:
+        """The next node to run; None when every node has been handed out, or the plan was stopped."""
+        while not self.stopped:
             if self.ready:
                 return self.ready.popleft()
             for node in self.stream:
@@ -233,6 +243,12 @@ class _Schedule:
                 return None
             self.wake.clear()
             await self.wake.wait()
+        return None
+
+    def stop(self) -> None:
+        """Hand out no more nodes (a worker failed)."""
+        self.stopped = True
+        self.wake.set()
 
     def done(self, node: Node) -> None:
         self.running.discard(node.id)
