@@ -48,7 +48,7 @@ def print_end_figures(out: Path, bench: Benchmark | None = None, kept: dict[str,
         bench = bench or load_benchmark(manifest["benchmark_path"])
         if judged(bench):
             console.print("scores: free-form answers need a judge — run `egoworld score " + str(out) + "`")
-        elif (scored := kept_scores(out, kept)) is not None:
+        elif (scored := kept_scores(out, kept)) is not None:  # (kept's sum is rounded: tokens need the sum)
             correct = kept["correct"] if kept is not None and not total else correct_answers(out)
         else:
             scored, rows = score_run_rows(out, bench=bench)
