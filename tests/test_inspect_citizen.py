@@ -109,7 +109,10 @@ def test_inspect_score_cli_rescores_a_log(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert runner.invoke(app, ["score", "--run", str(tmp_path / "run")]).exit_code == 0
     log = tmp_path / "run.eval"
-    assert runner.invoke(app, ["export", "inspect", "--run", str(tmp_path / "run"), "--out", str(log)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["export", "inspect", "--run", str(tmp_path / "run"), "--out", str(log)]).exit_code
+        == 0
+    )
     scored = tmp_path / "scored.eval"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "INSPECT_LOG_DIR": str(tmp_path), "NO_PROXY": "*"}
     cmd = [

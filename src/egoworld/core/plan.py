@@ -1,19 +1,58 @@
 """The plan of a run: its work items (sample, option order, epoch) and which samples a selection takes.
 
-The runner sends what the plan lists; the scorer and the importers of other harnesses' logs read the same
-plan, so a run folder means one set of items wherever it is read.
+Every run is a set of requests with dependencies (`RunPlan`): the standard plan's items (a plain question is
+a one-step chain; a ``pred`` history's trajectory steps wait for earlier steps) or a benchmark's own request
+chains (`egoworld.core.chains`). The runner sends what the plan lists; the scorer and the importers of other
+harnesses' logs read the same plan, so a run folder means one set of items wherever it is read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
+from egoworld.core.chains import ChainPlan
 from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.permutations import Permutation, orders_for, permutation_id
 from egoworld.core.schema import Sample
 
-ItemId = tuple[str, str, int]  # (sample id, permutation id, epoch)
+ItemId = tuple[str, str, int]  # (sample id, permutation id or step label, epoch)
+
+
+class Node(Protocol):
+    """One request of a plan: its sample, its id (the store's sample, permutation and epoch) and the ids of
+    the requests whose replies it needs."""
+
+    @property
+    def sample(self) -> Sample: ...
+
+    @property
+    def id(self) -> ItemId: ...
+
+    @property
+    def deps(self) -> list[ItemId]: ...
+
+
+@dataclass
+class RunPlan:
+    """What one run sends: ``nodes`` in an order where each follows those it depends on (the standard plan
+    streams them), at most ``size`` of them; the run.json fields between ``model_spec`` and ``command``, the
+    progress label and the warnings of the selection. ``chains``: the benchmark's own plan (None: the
+    standard one), whose ``golds`` the oracle reads. ``planned``: the standard plan's request count (run.json
+    counts it; a chained plan's count is what its chains stored, and its summary counts samples).
+    ``figures``: what run.json records besides the usage (``media_bytes_per_request`` or ``cost``)."""
+
+    samples: list[Sample]
+    nodes: Iterable[Node]
+    size: int
+    manifest: dict[str, Any]
+    label: str = ""
+    warnings: list[str] = field(default_factory=list)
+    chains: ChainPlan | None = None
+    golds: dict[str, str | None] | None = None
+    planned: int | None = None
+    figures: tuple[str, ...] = ("media_bytes_per_request",)
 
 
 @dataclass
@@ -22,10 +61,14 @@ class Item:
     perm: Permutation | None
     epoch: int
     deps: list[ItemId] = field(default_factory=list)
+    _id: ItemId = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._id = (self.sample.id, permutation_id(self.perm), self.epoch)
 
     @property
     def id(self) -> ItemId:
-        return (self.sample.id, permutation_id(self.perm), self.epoch)
+        return self._id
 
 
 def select_samples(
@@ -85,6 +128,20 @@ def iter_items(
                         dep_pids = [permutation_id(p) for p in orders[d]]
                         item.deps.append((d, pid if pid in dep_pids else dep_pids[0], epoch))
                 yield item
+
+
+@dataclass(frozen=True)
+class PlanItems:
+    """The work items of `iter_items`, made afresh each time they are iterated (a run streams them)."""
+
+    samples: list[Sample]
+    mode: str | int
+    seed: int
+    epochs: int
+    history: str
+
+    def __iter__(self) -> Iterator[Item]:
+        return iter_items(self.samples, self.mode, self.seed, self.epochs, self.history)
 
 
 def count_items(samples: list[Sample], mode: str | int, seed: int, epochs: int) -> int:

@@ -1,5 +1,5 @@
-"""`ChainRunner`: sends a benchmark's request chains (`egoworld.core.chains`) — the steps of one chain in
-order, the chains side by side with bounded concurrency.
+"""A benchmark's request chains (`egoworld.core.chains`) as requests of the one runner
+(`egoworld.runner.worker.Runner`): step k of a chain depends on step k−1.
 
 Step k's prompt carries step k−1's reply, so its request key covers that reply: a resumed chain reuses its
 finished steps and continues where it stopped, and a failed step leaves the rest of its chain unsent
@@ -8,86 +8,70 @@ finished steps and continues where it stopped, and a failed step leaves the rest
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
 
-from egoworld.core.chains import Chain, ChainPlan
-from egoworld.core.folders.store import ResponseStore
+from egoworld.core.chains import Chain, ChainPlan, Step
 from egoworld.core.keys import request_key
-from egoworld.core.model import Message, Model, Request
+from egoworld.core.model import Message, Request
+from egoworld.core.plan import ItemId
 from egoworld.core.schema import Sample
-from egoworld.runner.call import call_and_store
-from egoworld.runner.response_cache import ResponseCache
-from egoworld.runner.summary import RunSummary
 
 
-class ChainRunner:
-    def __init__(
-        self,
-        plan: ChainPlan,
-        model: Model,
-        store: ResponseStore,
-        concurrency: int,
-        golds: dict[str, str | None] | None = None,
-    ):
-        self.plan, self.model, self.store = plan, model, store
-        #: request key → the step's gold reply, filled as requests are made (what a solver's
-        #: ``ModelContext.gold_reply`` reads; backends never see it)
-        self.golds = golds if golds is not None else {}
-        self.identity = model.identity()
-        self.ok_keys = store.ok_keys()
-        self.sem = asyncio.Semaphore(max(1, concurrency))
-        self.cache: ResponseCache | None = None  # the response cache shared across runs (--cache)
+@dataclass(frozen=True)
+class ChainStep:
+    """One step of a sample's chain: stored under the step's label, epoch 0."""
 
-    async def run_sample(self, sample: Sample, summary: RunSummary) -> None:
-        chain: Chain = await asyncio.to_thread(self.plan.chain, sample)
-        previous: str | None = None
-        for i, step in enumerate(chain.steps):
-            messages = (Message(role="user", content=step.prompt(previous)),)
-            key = request_key(
-                model=self.identity,
-                messages=messages,
-                sample_id=sample.id,
-                permutation=step.label,
-                epoch=0,
-                inputs=self.plan.inputs,
-            )
-            self.store.plan(sample.id, step.label, 0, key)
-            if key in self.ok_keys:
-                row = self.store.get(key)
-                previous = row.raw if row else ""
-                summary.reused += 1
-                continue
-            request = Request(
-                key=key,
-                sample_id=sample.id,
-                messages=messages,
-                choices=None,
-                permutation=None,
-                epoch=0,
-            )
-            self.golds[key] = step.gold
-            async with self.sem:
-                gen = await call_and_store(
-                    self.model,
-                    request,
-                    self.store,
-                    permutation=step.label,
-                    epoch=0,
-                    summary=summary,
-                    cache=self.cache,
-                )
-            if gen is None:
-                summary.blocked += len(chain.steps) - i - 1
-                return
-            previous = gen.text
+    sample: Sample
+    step: Step
+    deps: list[ItemId] = field(default_factory=list)
 
-    async def execute(self, summary: RunSummary, advance: Callable[[], None]) -> None:
-        """Every chain of the plan; the model is checked once before the first request."""
-        summary.warnings = await self.model.preflight()
+    @property
+    def id(self) -> ItemId:
+        return (self.sample.id, self.step.label, 0)
 
-        async def one(sample: Sample) -> None:
-            await self.run_sample(sample, summary)
-            advance()
 
-        await asyncio.gather(*(one(s) for s in self.plan.samples))
+def chain_steps(plan: ChainPlan) -> list[ChainStep]:
+    """Every step of every chain of ``plan``, chain after chain (``plan.chain`` may read files: the chains
+    are made in threads)."""
+    with ThreadPoolExecutor() as pool:
+        chains: list[Chain] = list(pool.map(plan.chain, plan.samples))
+    nodes: list[ChainStep] = []
+    for chain in chains:
+        before: list[ItemId] = []
+        for step in chain.steps:
+            nodes.append(ChainStep(chain.sample, step, before))
+            before = [nodes[-1].id]
+    return nodes
+
+
+class ChainRequests:
+    """Builds a chain step's request from the previous step's raw reply; records each step's gold reply by
+    request key in ``golds`` (what a solver's ``ModelContext.gold_reply`` reads; backends never see it)."""
+
+    linked = True
+    threaded = False
+
+    def __init__(self, plan: ChainPlan, identity: dict[str, Any], golds: dict[str, str | None]):
+        self.identity, self.golds = identity, golds
+        self.inputs = plan.inputs
+
+    def build(self, node: ChainStep, replies: dict[ItemId, Any]) -> Request:
+        previous = replies.get(node.deps[0]) if node.deps else None
+        messages = (Message(role="user", content=node.step.prompt(previous)),)
+        key = request_key(
+            model=self.identity,
+            messages=messages,
+            sample_id=node.sample.id,
+            permutation=node.step.label,
+            epoch=0,
+            inputs=self.inputs,
+        )
+        self.golds[key] = node.step.gold
+        return Request(
+            key=key, sample_id=node.sample.id, messages=messages, choices=None, permutation=None, epoch=0
+        )
+
+    def reply(self, node: ChainStep, raw: str) -> str:
+        return raw

@@ -5,10 +5,11 @@ the run's score table (scored in-process unless its free-form tasks need a judge
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from egoworld.core.folders.bench_folder import load_benchmark
+from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.folders.files import iter_jsonl
 from egoworld.core.folders.store import ResponseStore
 from egoworld.core.run_config import SCORES_JSONL
@@ -37,21 +38,9 @@ def parse_price(text: str | None) -> dict[str, float] | None:
 def usage_figures(store: ResponseStore, summary: RunSummary, price: str | None) -> dict[str, Any]:
     """Tokens of the planned requests' replies (all of them, also those of earlier commands on this folder),
     this command's throughput and media per request, and the cost when a price is given."""
-    tokens = {"prompt": 0, "completion": 0, "reasoning": 0}
-    reported = {"prompt": 0, "completion": 0, "reasoning": 0}
-    ok = 0
-    for _s, _p, _e, _k, resp in store.planned():
-        if resp is None or resp.status != "ok":
-            continue
-        ok += 1
-        for name, value in (
-            ("prompt", resp.prompt_tokens),
-            ("completion", resp.completion_tokens),
-            ("reasoning", resp.reasoning_tokens),
-        ):
-            if value is not None:
-                tokens[name] += value
-                reported[name] += 1
+    ok, totals = store.planned_tokens()
+    tokens = {k: total for k, (total, _n) in totals.items()}
+    reported = {k: n for k, (_total, n) in totals.items()}
     out: dict[str, Any] = {
         "ok_responses": ok,
         "tokens": {k: (v if reported[k] else None) for k, v in tokens.items()},
@@ -68,21 +57,23 @@ def usage_figures(store: ResponseStore, summary: RunSummary, price: str | None) 
     return out
 
 
-def judged(run_dir: Path, manifest: dict[str, Any]) -> bool:
+def judged(bench: Benchmark) -> bool:
     """True when the run's benchmark has free-form tasks its plug-in scores with a judge."""
     from egoworld.core.plugin import plugin_for
 
-    bench = load_benchmark(manifest["benchmark_path"])
     plugin = plugin_for(bench.name)
     return plugin.score_run is not None and any(
         t.answer_type == "free" for t in bench.manifest.tasks.values()
     )
 
 
-def correct_answers(run_dir: Path) -> float:
-    """Sum of the per-response scores in ``scores.jsonl`` (1 per correct choice; MRA counts fractionally)."""
+def correct_answers(run_dir: Path, rows: Iterable[dict[str, Any]] | None = None) -> float:
+    """Sum of the per-response scores in ``scores.jsonl`` (1 per correct choice; MRA counts fractionally);
+    ``rows``: those rows, as the scoring that wrote them returned them."""
     total = 0.0
-    for _line, row in iter_jsonl(run_dir / SCORES_JSONL):
+    if rows is None:
+        rows = (row for _line, row in iter_jsonl(run_dir / SCORES_JSONL))
+    for row in rows:
         if row.get("status") == "ok" and isinstance(row.get("score"), int | float):
             total += float(row["score"])
     return total

@@ -24,7 +24,7 @@ from egoworld.core.run_config import RunConfig
 from egoworld.models.spec import create_model
 from egoworld.runner.inputs import InputSettings, open_inputs
 from egoworld.runner.summary import RunSummary
-from egoworld.runner.worker import Runner
+from egoworld.runner.worker import ItemRequests, Runner
 
 DEFAULT_SHARD_SIZE = 64
 
@@ -102,7 +102,7 @@ def run_shard(
     inputs = open_inputs(bench, InputSettings.from_config(cfg))
     sink = RowSink(done)
     summary = RunSummary(out=cfg.out, planned=len(items))
-    runner = Runner(cfg, bench, model, sink, inputs)  # type: ignore[arg-type]
+    runner = Runner(ItemRequests(cfg, bench, model.identity(), inputs), model, sink, cfg.concurrency)  # type: ignore[arg-type]
 
     async def go() -> None:
         try:

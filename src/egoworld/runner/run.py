@@ -2,18 +2,21 @@
 the store already has, call the model with bounded concurrency, write each response as it arrives and record
 in run.json how the run ended.
 
-The standard plan is one request per (sample, option order, epoch) (`egoworld.core.plan`), sent by `Runner`
-in-process or over Ray; items of a trajectory run after the steps they depend on when the history mode needs
-their answers, and items are ordered by clip so media is read once per clip. A benchmark whose plug-in plans
-its own requests (``plan_requests``: chains whose prompts carry earlier replies, e.g. EXPLORE's stepwise
-strategies) is sent by `ChainRunner`, into the same store and run-folder layout.
+Every run is a set of requests with dependencies (`egoworld.core.plan.RunPlan`), sent by the one `Runner`
+in-process or over Ray. The standard plan is one request per (sample, option order, epoch)
+(`egoworld.core.plan`), ordered by clip so media is read once per clip; items of a trajectory wait for the
+steps they depend on when the history mode needs their answers. A benchmark whose plug-in plans its own
+requests (``plan_requests``: chains whose prompts carry earlier replies, e.g. EXPLORE's stepwise strategies)
+gives chains whose steps each depend on the one before (`egoworld.runner.chain_runner`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,44 +30,54 @@ from egoworld.core.folders.store import ResponseStore
 from egoworld.core.history import HISTORY_MODES
 from egoworld.core.model import Model, ModelContext
 from egoworld.core.permutations import parse_mode
-from egoworld.core.plan import Item, count_items, has_dependencies, iter_items, select_samples
+from egoworld.core.plan import PlanItems, RunPlan, count_items, select_samples
 from egoworld.core.plugin import plugin_for
 from egoworld.core.process.secrets import redact
 from egoworld.core.run_config import RUN_MANIFEST, STORE_FILE, RunConfig, check_resumable, config_dict
 from egoworld.core.schema import Sample
 from egoworld.models.preflight import served_model_warning
 from egoworld.models.spec import create_model
-from egoworld.runner.chain_runner import ChainRunner
+from egoworld.runner.chain_runner import ChainRequests, chain_steps
 from egoworld.runner.figures import parse_price, usage_figures
 from egoworld.runner.inputs import InputSettings, check_media, open_inputs
 from egoworld.runner.ray_executor import execute_with_ray
-from egoworld.runner.response_cache import ResponseCache
+from egoworld.runner.response_cache import ResponseCache, open_optional_cache
 from egoworld.runner.summary import RunSummary
-from egoworld.runner.worker import Runner, clip_ordered
+from egoworld.runner.worker import ItemRequests, Requests, Runner, clip_ordered
 
-
-def run_manifest(cfg: RunConfig, bench: Benchmark, model: Model) -> dict[str, Any]:
-    return {
-        "egoworld_version": __version__,
-        "benchmark": bench.name,
-        "benchmark_path": str(Path(bench.root).resolve()),
-        "benchmark_hash": bench.hash,
-        "model": model.identity(),
-        "model_spec": cfg.model,
-        "inputs": InputSettings.from_config(cfg).describe(),
-        "permutations": cfg.permutations,
-        "seed": cfg.seed,
-        "epochs": cfg.epochs,
-        "history": cfg.history,
-        "selection": cfg.selection(),
-        "executor": cfg.executor,
-        "config": config_dict(cfg),
-        "command": cfg.command,
-    }
+#: how long a run's writes may wait for their commit (a killed run loses at most these, and what is in flight)
+COMMIT_SECONDS = 0.2
 
 
 def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
     """Run (or resume) ``cfg``; returns counts. Errors are stored and retried by the next run."""
+    check_config(cfg)
+    mode = parse_mode(str(cfg.permutations))
+    bench = load_benchmark(cfg.bench)
+    plan = plan_run(bench, cfg, mode)
+    golds = plan.golds
+    given_model = model
+    model = model or create_model(
+        cfg.model,
+        cfg.model_args,
+        ModelContext(
+            benchmark=bench,
+            seed=cfg.seed,
+            concurrency=cfg.concurrency,
+            gold_reply=None if golds is None else lambda r: golds.get(r.key),
+        ),
+    )
+    manifest = run_manifest(cfg, bench, model, plan)
+    out = Path(cfg.out)
+    check_resumable(out, manifest)
+    with folder_lock(out, _command_label(cfg)):
+        summary = _run_locked(cfg, bench, plan, model, given_model, manifest, out)
+    summary.bench = bench
+    return summary
+
+
+def check_config(cfg: RunConfig) -> None:
+    """Refuse settings no run takes, before anything is read or sent."""
     if cfg.history not in HISTORY_MODES:
         raise ValueError(f"--history {cfg.history!r}: expected one of {', '.join(HISTORY_MODES)}")
     if cfg.epochs < 1:
@@ -74,83 +87,115 @@ def run_benchmark(cfg: RunConfig, *, model: Model | None = None) -> RunSummary:
     if cfg.cache is not None and cfg.executor == "ray":
         raise ValueError("--cache works with --executor local (Ray workers do not share the cache yet)")
     parse_price(cfg.price)  # a bad --price fails before any request is sent
-    mode = parse_mode(str(cfg.permutations))
-    bench = load_benchmark(cfg.bench)
-    plan = planned_chains(bench, cfg)
-    if plan is not None:
-        check_something(bench, plan.samples, cfg)
-        return _run_chains(cfg, bench, plan, model)
+
+
+def plan_run(bench: Benchmark, cfg: RunConfig, mode: str | int) -> RunPlan:
+    """The benchmark's own chains of this run, else the standard plan of its selection (media checked)."""
+    chains = planned_chains(bench, cfg)
+    if chains is not None:
+        check_something(bench, chains.samples, cfg)
+        if cfg.executor != "local":
+            raise ValueError(f"{bench.name}'s request chains run in-process: drop --executor {cfg.executor}")
+        return chain_plan(chains)
     samples = select_samples(bench, cfg.tasks, cfg.limit, cfg.per_task)
     notes = check_something(bench, samples, cfg)
-    settings = InputSettings.from_config(cfg)
-    check_media(bench, samples, settings)
-    given_model = model
-    model = model or create_model(
-        cfg.model, cfg.model_args, ModelContext(benchmark=bench, seed=cfg.seed, concurrency=cfg.concurrency)
+    check_media(bench, samples, InputSettings.from_config(cfg))
+    ordered = clip_ordered(samples) if cfg.setting != "text" else samples
+    planned = count_items(samples, mode, cfg.seed, cfg.epochs)
+    return RunPlan(
+        samples=samples,
+        nodes=PlanItems(
+            ordered, mode, cfg.seed, cfg.epochs, cfg.history
+        ),  # (streamed, also with dependencies)
+        size=planned,
+        manifest=standard_manifest(cfg),
+        warnings=notes,
+        planned=planned,
     )
-    manifest = run_manifest(cfg, bench, model)
-    out = Path(cfg.out)
-    check_resumable(out, manifest)
-    with folder_lock(out, _command_label(cfg)):
-        return _run_locked(cfg, bench, samples, settings, mode, model, given_model, manifest, out, notes)
+
+
+def chain_plan(chains: ChainPlan) -> RunPlan:
+    """A plug-in's chains as a run plan: every step of each chain depends on the one before."""
+    steps = chain_steps(chains)
+    return RunPlan(
+        samples=chains.samples,
+        nodes=steps,
+        size=len(steps),
+        manifest=chains.manifest,
+        label=chains.label,
+        chains=chains,
+        golds={},
+        figures=("cost",),
+    )
+
+
+def standard_manifest(cfg: RunConfig) -> dict[str, Any]:
+    """The standard plan's run.json fields between ``model_spec`` and ``command``."""
+    return {
+        "inputs": InputSettings.from_config(cfg).describe(),
+        "permutations": cfg.permutations,
+        "seed": cfg.seed,
+        "epochs": cfg.epochs,
+        "history": cfg.history,
+        "selection": cfg.selection(),
+        "executor": cfg.executor,
+        "config": config_dict(cfg),
+    }
+
+
+def run_manifest(cfg: RunConfig, bench: Benchmark, model: Model, plan: RunPlan) -> dict[str, Any]:
+    return {
+        "egoworld_version": __version__,
+        "benchmark": bench.name,
+        "benchmark_path": str(Path(bench.root).resolve()),
+        "benchmark_hash": bench.hash,
+        "model": model.identity(),
+        "model_spec": cfg.model,
+        **plan.manifest,
+        "command": cfg.command,
+    }
 
 
 def _run_locked(
     cfg: RunConfig,
     bench: Benchmark,
-    samples: list[Sample],
-    settings: InputSettings,
-    mode: str | int,
+    plan: RunPlan,
     model: Model,
     given_model: Model | None,
     manifest: dict[str, Any],
     out: Path,
-    notes: list[str] | None = None,
 ) -> RunSummary:
     """The body of `run_benchmark`, with the folder locked: run.json says how the run ended, whatever happens."""
     previous = (out / RUN_MANIFEST).is_file()
     old = read_json_object(out / RUN_MANIFEST) if previous else {}
-    old_counts = old.get("counts")
     short: dict[str, int] = dict(old.get("frames_sent", {}).get("short", {}))
-    stored_before = bool((old_counts or {}).get("rows"))
-    if old_counts:
-        manifest["counts"] = old_counts  # kept while running: an emptied store is then recognised
+    if old.get("counts"):
+        manifest["counts"] = old["counts"]  # kept while running: an emptied store is then recognised
     manifest["status"] = "running"
     write_json(out / RUN_MANIFEST, manifest)
-
-    ordered = clip_ordered(samples) if cfg.setting != "text" else samples
-    items: Iterable[Item] = iter_items(ordered, mode, cfg.seed, cfg.epochs, cfg.history)
-    if has_dependencies(samples, cfg.history):
-        items = list(items)  # a dependency graph needs the whole plan (Ray's shards too); else it streams
-    planned = count_items(samples, mode, cfg.seed, cfg.epochs)
-    summary = RunSummary(out=out, planned=planned, warnings=list(notes or []))
+    summary = RunSummary(
+        out=out,
+        planned=plan.planned or 0,
+        samples=len(plan.samples) if plan.planned is None else None,
+        warnings=list(plan.warnings),
+    )
     start = time.perf_counter()
-    counts: dict[str, int] = {}
-    usage: dict[str, Any] = {}
-    cache = ResponseCache(cfg.cache) if cfg.cache is not None else None
+    cache = open_optional_cache(cfg.cache, _warn)
     try:
-        store = ResponseStore(out / STORE_FILE, expect_data=stored_before)
+        store = ResponseStore(out / STORE_FILE, expect_data=bool((old.get("counts") or {}).get("rows")))
         try:
-            store.reset_plan()
-            if cfg.executor == "ray":
-                if model.cheap_preflight:  # (Ray workers load hf models themselves)
-                    summary.warnings.extend(asyncio.run(model.preflight()))
-                try:
-                    _drive_ray(cfg, list(items), store, summary, given_model, resumed=previous)
-                finally:
-                    short.update(summary.short_frames)  # (each shard measures the frames it sent)
+            if _finished(cfg, bench, plan, model, old, manifest, store):
+                summary.reused = summary.planned
+                summary.kept_scores = old.get("scores")
+                asyncio.run(model.aclose())
             else:
-                inputs = open_inputs(bench, settings)
-                try:
-                    runner = Runner(cfg, bench, model, store, inputs)
-                    runner.cache = cache
-                    asyncio.run(_drive(runner, items, summary, cfg.progress, resumed=previous))
-                finally:
-                    short.update(getattr(inputs, "short", {}))
-                    inputs.close()
+                with store.grouped(COMMIT_SECONDS):
+                    store.reset_plan()
+                    _drive(cfg, bench, plan, model, given_model, store, cache, summary, resumed=previous)
         finally:
             summary.seconds = time.perf_counter() - start
             counts = store.counts()
+            figures = {name: FIGURES[name](store, summary) for name in plan.figures}
             usage = usage_figures(store, summary, cfg.price)
             store.close()
             if cache is not None:
@@ -158,6 +203,50 @@ def _run_locked(
     except BaseException as exc:
         mark_failed(out, manifest, exc)
         raise
+    short.update(summary.short_frames)
+    _end_manifest(manifest, summary, model, short, cfg.frames, plan.samples)
+    manifest.update(figures)
+    if plan.planned is not None:
+        counts["planned"] = plan.planned
+    manifest["counts"] = counts
+    _end_figures(manifest, usage, cache, model)
+    write_json(out / RUN_MANIFEST, manifest)
+    return summary
+
+
+def _finished(
+    cfg: RunConfig,
+    bench: Benchmark,
+    plan: RunPlan,
+    model: Model,
+    old: dict[str, Any],
+    manifest: dict[str, Any],
+    store: ResponseStore,
+) -> bool:
+    """True when this command repeats a complete run of the standard plan in the text setting: run.json as
+    it was (egoworld version, benchmark, model, settings, selection, command), each request of the plan
+    stored ok, and the first request's key still the one stored. Such a run has nothing to send; its store,
+    and the scores written from it, stay as they are."""
+    if old.get("status") != "complete" or plan.planned is None or cfg.setting != "text":
+        return False
+    if any(old.get(k) != v for k, v in manifest.items() if k not in ("counts", "status")):
+        return False
+    if store.plan_done() != (plan.planned, plan.planned):
+        return False
+    first = next(iter(plan.nodes))
+    requests = ItemRequests(cfg, bench, model.identity(), open_inputs(bench, InputSettings.from_config(cfg)))
+    return store.planned_key(*first.id) == requests.build(first, {}).key
+
+
+def _end_manifest(
+    manifest: dict[str, Any],
+    summary: RunSummary,
+    model: Model,
+    short: dict[str, int],
+    asked: int,
+    samples: list[Sample],
+) -> None:
+    """How the run ended: its status, the models that answered, short clips and warnings."""
     manifest["status"] = "complete" if summary.errors == 0 and summary.blocked == 0 else "incomplete"
     manifest["served_models"] = sorted(summary.served_models)
     warning = served_model_warning(
@@ -165,13 +254,8 @@ def _run_locked(
     )
     summary.warnings.extend([warning] if warning and warning not in summary.warnings else [])
     if short:
-        frames_note(manifest, summary, short, cfg.frames, sum(s.media.video is not None for s in samples))
+        frames_note(manifest, summary, short, asked, sum(s.media.video is not None for s in samples))
     manifest["warnings"] = summary.warnings
-    manifest["media_bytes_per_request"] = summary.payload()
-    manifest["counts"] = {"planned": summary.planned, **{k: v for k, v in counts.items() if k != "planned"}}
-    _end_figures(manifest, usage, cache, model)
-    write_json(out / RUN_MANIFEST, manifest)
-    return summary
 
 
 def _end_figures(
@@ -245,86 +329,14 @@ def planned_chains(bench: Benchmark, cfg: RunConfig) -> ChainPlan | None:
     return plan
 
 
+def _warn(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
 def _command_label(cfg: RunConfig) -> str:
-    """The command holding a run folder's lock, as its lock file names it (``egoworld run``)."""
+    """The command holding a run folder's lock, as its lock file names it (``egoworld sweep run``)."""
     command = cfg.command
     return f"egoworld {command['name']}" if command else "egoworld run"
-
-
-def chain_manifest(cfg: RunConfig, bench: Benchmark, model: Model, plan: ChainPlan) -> dict[str, Any]:
-    return {
-        "egoworld_version": __version__,
-        "benchmark": bench.name,
-        "benchmark_path": str(Path(bench.root).resolve()),
-        "benchmark_hash": bench.hash,
-        "model": model.identity(),
-        "model_spec": cfg.model,
-        **plan.manifest,
-        "command": cfg.command,
-    }
-
-
-def _run_chains(cfg: RunConfig, bench: Benchmark, plan: ChainPlan, model: Model | None) -> RunSummary:
-    """`run_benchmark` for a benchmark's own plan of request chains."""
-    golds: dict[str, str | None] = {}  # a step's gold reply by request key, for solvers such as the oracle
-    model = model or create_model(
-        cfg.model,
-        cfg.model_args,
-        ModelContext(
-            benchmark=bench, seed=cfg.seed, concurrency=cfg.concurrency, gold_reply=lambda r: golds.get(r.key)
-        ),
-    )
-    manifest = chain_manifest(cfg, bench, model, plan)
-    out = Path(cfg.out)
-    check_resumable(out, manifest)
-    with folder_lock(out, _command_label(cfg)):
-        write_json(out / RUN_MANIFEST, {**manifest, "status": "running"})
-        try:
-            return _run_chains_locked(cfg, plan, model, manifest, out, golds)
-        except BaseException as exc:
-            mark_failed(out, manifest, exc)
-            raise
-
-
-def _run_chains_locked(
-    cfg: RunConfig,
-    plan: ChainPlan,
-    model: Model,
-    manifest: dict[str, Any],
-    out: Path,
-    golds: dict[str, str | None],
-) -> RunSummary:
-    summary = RunSummary(out=out, samples=len(plan.samples))
-    start = time.perf_counter()
-    store = ResponseStore(out / STORE_FILE)
-    cache = ResponseCache(cfg.cache) if cfg.cache is not None else None
-    try:
-        store.reset_plan()
-        runner = ChainRunner(plan, model, store, cfg.concurrency, golds)
-        runner.cache = cache
-        asyncio.run(_drive_chains(runner, summary, cfg.progress))
-        summary.seconds = time.perf_counter() - start
-        cost = run_cost(store)
-        counts = store.counts()
-        usage = usage_figures(store, summary, cfg.price)
-    finally:
-        store.close()
-        if cache is not None:
-            cache.close()
-    manifest.update(
-        status="complete" if summary.errors == 0 and summary.blocked == 0 else "incomplete",
-        served_models=sorted(summary.served_models),
-        counts=counts,
-        cost=cost,
-    )
-    _end_figures(manifest, usage, cache, model)
-    warning = served_model_warning(
-        str(model.identity().get("model", "")), summary.served_models, "answered as"
-    )
-    summary.warnings.extend([warning] if warning else [])
-    manifest["warnings"] = summary.warnings
-    write_json(out / RUN_MANIFEST, manifest)
-    return summary
 
 
 def run_cost(store: ResponseStore) -> dict[str, int]:
@@ -340,18 +352,11 @@ def run_cost(store: ResponseStore) -> dict[str, int]:
     return cost
 
 
-async def _drive_chains(runner: ChainRunner, summary: RunSummary, progress: bool) -> None:
-    try:
-        if not progress:
-            await runner.execute(summary, lambda: None)
-            return
-        with _progress_bar(True) as bar:
-            task = bar.add_task(
-                f"{runner.model.name} · {runner.plan.label}", total=len(runner.plan.samples), status=""
-            )
-            await runner.execute(summary, lambda: bar.advance(task))
-    finally:
-        await runner.model.aclose()
+#: run.json figures a plan may ask for besides the usage (`RunPlan.figures`)
+FIGURES: dict[str, Callable[[ResponseStore, RunSummary], Any]] = {
+    "media_bytes_per_request": lambda _store, summary: summary.payload(),
+    "cost": lambda store, _summary: run_cost(store),
+}
 
 
 def mark_failed(out: Path, manifest: dict[str, Any], exc: BaseException) -> None:
@@ -370,42 +375,79 @@ def _progress_bar(enabled: bool):
     return progress_bar(enabled)
 
 
-def _drive_ray(
+def _drive(
     cfg: RunConfig,
-    items: list[Item],
+    bench: Benchmark,
+    plan: RunPlan,
+    model: Model,
+    given_model: Model | None,
     store: ResponseStore,
+    cache: ResponseCache | None,
     summary: RunSummary,
-    model: Model | None,
     resumed: bool,
 ) -> None:
+    """Send the plan's requests — in this process, or in Ray tasks that return their rows — with a bar."""
+    ray = cfg.executor == "ray"
+    how = ("ray, " if ray else "") + ("resume" if resumed else "run")
+    label = " · ".join(x for x in (model.name, plan.label) if x) + f" ({how})"
     with _progress_bar(cfg.progress) as bar:
-        task = bar.add_task(
-            f"{cfg.model} (ray, {'resume' if resumed else 'run'})", total=len(items), status=""
-        )
+        task = bar.add_task(label, total=plan.size, status="")
 
-        def advance(n: int) -> None:
+        def advance(n: int = 1) -> None:
             bar.update(task, advance=n, status=f"ok {summary.ok + summary.reused} · err {summary.errors}")
 
+        if not ray:
+            asyncio.run(_execute(cfg, bench, plan, model, store, cache, summary, advance))
+            return
+        if model.cheap_preflight:  # (Ray workers load hf models themselves)
+            summary.warnings.extend(asyncio.run(model.preflight()))
         execute_with_ray(
-            cfg, items, store, summary, advance, address=cfg.address, shard_size=cfg.shard_size, model=model
+            cfg,
+            list(plan.nodes),
+            store,
+            summary,
+            advance,
+            address=cfg.address,
+            shard_size=cfg.shard_size,
+            model=given_model,
         )
 
 
-async def _drive(
-    runner: Runner, items: Iterable[Item], summary: RunSummary, progress: bool, resumed: bool
+async def _execute(
+    cfg: RunConfig,
+    bench: Benchmark,
+    plan: RunPlan,
+    model: Model,
+    store: ResponseStore,
+    cache: ResponseCache | None,
+    summary: RunSummary,
+    advance: Callable[[], None],
 ) -> None:
+    """The in-process run: one `Runner` over the plan's requests."""
     try:
-        if not progress:
-            await runner.execute(items, summary, lambda: None)
-            return
-        label = f"{runner.model.name} ({'resume' if resumed else 'run'})"
-        with _progress_bar(True) as bar:
-            task = bar.add_task(label, total=summary.planned, status="")
-
-            def advance() -> None:
-                bar.update(task, advance=1, status=f"ok {summary.ok + summary.reused} · err {summary.errors}")
-
-            await runner.execute(items, summary, advance)
+        with _requests(cfg, bench, plan, model, summary) as requests:
+            runner = Runner(requests, model, store, cfg.concurrency)
+            runner.cache = cache
+            try:
+                await runner.execute(plan.nodes, summary, advance)
+            finally:
+                summary.warnings.extend(runner.warnings)
     finally:
-        summary.warnings.extend(runner.warnings)
-        await runner.model.aclose()
+        await model.aclose()
+
+
+@contextmanager
+def _requests(
+    cfg: RunConfig, bench: Benchmark, plan: RunPlan, model: Model, summary: RunSummary
+) -> Iterator[Requests]:
+    """The plan's request builder; the standard plan's media inputs are open meanwhile (the clips that gave
+    fewer frames than asked go to ``summary.short_frames``)."""
+    if plan.chains is not None:
+        yield ChainRequests(plan.chains, model.identity(), plan.golds if plan.golds is not None else {})
+        return
+    inputs = open_inputs(bench, InputSettings.from_config(cfg))
+    try:
+        yield ItemRequests(cfg, bench, model.identity(), inputs)
+    finally:
+        summary.short_frames.update(getattr(inputs, "short", {}))
+        inputs.close()

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from egoworld.core.folders.bench_folder import Benchmark
+
 
 @dataclass
 class RunSummary:
@@ -23,6 +25,11 @@ class RunSummary:
     media_bytes_max: int = 0  # the largest request's
     samples: int | None = None  # set for a run of request chains (a sample may take several requests)
     short_frames: dict[str, int] = field(default_factory=dict)  # sample → frames sent, where < --frames
+    #: the benchmark the run loaded (its end-of-run scoring reads it instead of loading it again)
+    bench: Benchmark | None = field(default=None, repr=False, compare=False)
+    #: run.json's score table before a run that repeated a complete one (nothing sent, the store kept as it
+    #: was): the scores files written from that store are still the run's
+    kept_scores: dict[str, Any] | None = None
 
     def line(self) -> str:
         warned = "".join(f"\nwarning: {w}" for w in self.warnings)

@@ -1,11 +1,18 @@
-"""`Runner`: builds each work item's request, skips what the store already has, sends the rest and stores
-the replies — in-process for a local run and inside each Ray task (`egoworld.runner.ray_executor`)."""
+"""`Runner`: the one way a plan's requests are sent — each request is built (from the replies of those it
+depends on), skipped when the store already has it, else sent and its reply stored; a request whose
+dependency failed is blocked. In-process for a local run and inside each Ray task
+(`egoworld.runner.ray_executor`).
+
+What a request is comes from a `Requests` builder: `ItemRequests` for the standard plan (one request per
+sample, option order and epoch) and `egoworld.runner.chain_runner.ChainRequests` for a benchmark's own chains.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from typing import Any, Protocol
 
 from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.folders.files import InputFileError
@@ -14,7 +21,7 @@ from egoworld.core.folders.store import ResponseStore
 from egoworld.core.keys import request_key
 from egoworld.core.model import Message, Model, Request, TextPart
 from egoworld.core.permutations import permutation_id
-from egoworld.core.plan import Item, ItemId
+from egoworld.core.plan import Item, ItemId, Node
 from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import RunConfig
 from egoworld.core.schema import Sample
@@ -25,18 +32,90 @@ from egoworld.runner.summary import RunSummary
 from egoworld.scoring.extract import extract_answer
 
 
+class Requests(Protocol):
+    """Builds a plan's requests. ``inputs``: the request keys' input settings; ``linked``: dependents read
+    the replies (`reply` makes what they read); ``threaded``: `build` reads files (run in a thread)."""
+
+    inputs: dict[str, Any]
+    linked: bool
+    threaded: bool
+
+    def build(self, node: Any, replies: dict[ItemId, Any]) -> Request: ...
+
+    def reply(self, node: Any, raw: str) -> Any: ...
+
+
+class ItemRequests:
+    """The standard plan's requests: one per (sample, option order, epoch), with its media; under a ``gold``
+    or ``pred`` history a trajectory step's prompt quotes the answers of the steps it depends on (``pred``:
+    parsed from their replies)."""
+
+    def __init__(self, cfg: RunConfig, bench: Benchmark, identity: dict[str, Any], media: MediaInputs):
+        self.bench, self.identity, self.media = bench, identity, media
+        self.history = cfg.history
+        self.prompt = plugin_for(bench.name).prompt
+        self.inputs = InputSettings.from_config(cfg).describe()
+        self.linked = cfg.history == "pred"
+        self.threaded = cfg.setting != "text"
+
+    def build(self, item: Item, replies: dict[ItemId, Any]) -> Request:
+        s, prompt = item.sample, self.prompt
+        choices = prompt.presented_choices(s, item.perm)
+        text = prompt.question_text(s, choices)
+        if self.history != "none" and s.trajectory and s.trajectory.depends_on:
+            steps = []
+            for dep_id in s.trajectory.depends_on:
+                dep = self.bench.sample(dep_id)
+                if self.history == "gold":
+                    value = dep.correct_indices[0] if dep.answer_type == "choice" else dep.answer
+                else:
+                    value = replies.get(next(d for d in item.deps if d[0] == dep_id))
+                steps.append((dep, prompt.answer_text(dep, value)))
+            text = prompt.with_history(text, steps)
+        parts = [*self.media.parts(self.bench, s), TextPart(text)]
+        messages = (Message(role="user", content=tuple(parts)),)
+        key = request_key(
+            model=self.identity,
+            messages=messages,
+            sample_id=s.id,
+            permutation=permutation_id(item.perm),
+            epoch=item.epoch,
+            inputs=self.inputs,
+        )
+        return Request(
+            key=key,
+            sample_id=s.id,
+            messages=messages,
+            choices=choices,
+            permutation=item.perm,
+            epoch=item.epoch,
+        )
+
+    def reply(self, item: Item, raw: str) -> int | float | str | None:
+        """The answer a ``pred`` history shows for this step (an original choice index, a number, or a
+        time + point reply as the model wrote it)."""
+        s = item.sample
+        if s.answer_type == "free":
+            return None
+        if s.answer_type == "time_point":
+            return raw.strip().splitlines()[0] if raw.strip() else None
+        choices = self.prompt.presented_choices(s, item.perm)
+        value = extract_answer(raw, s.answer_type, choices).value
+        if value is not None and s.answer_type == "choice" and item.perm is not None:
+            value = item.perm[int(value)]
+        return value
+
+
 class Runner:
-    def __init__(
-        self, cfg: RunConfig, bench: Benchmark, model: Model, store: ResponseStore, inputs: MediaInputs
-    ):
-        self.cfg, self.bench, self.model, self.store, self.inputs = cfg, bench, model, store, inputs
-        self.plugin = plugin_for(bench.name)
+    """Sends a plan's requests with ``concurrency`` workers into ``store`` (a `ResponseStore`, or a Ray
+    task's stand-in)."""
+
+    def __init__(self, requests: Requests, model: Model, store: ResponseStore, concurrency: int):
+        self.requests, self.model, self.store = requests, model, store
+        self.concurrency = max(1, concurrency)
         self.identity = model.identity()
-        self.input_settings = InputSettings.from_config(cfg).describe()
-        self.answers: dict[
-            ItemId, int | float | None
-        ] = {}  # parsed answers (original choice index) for histories
-        self.failed: set[ItemId] = set()  # items that depend on others only (a streamed run keeps none)
+        self.replies: dict[ItemId, Any] = {}  # what dependents read (linked plans only)
+        self.failed: set[ItemId] = set()  # requests without an ok reply (linked plans only)
         self._preflight: asyncio.Future[list[str]] | None = None
         self.warnings: list[str] = []
         self.cache: ResponseCache | None = None  # the response cache shared across runs (--cache)
@@ -48,174 +127,137 @@ class Runner:
             self._preflight = asyncio.ensure_future(self.model.preflight())
         self.warnings = list(await asyncio.shield(self._preflight))
 
-    def build(self, item: Item) -> Request:
-        s, prompt = item.sample, self.plugin.prompt
-        choices = prompt.presented_choices(s, item.perm)
-        text = prompt.question_text(s, choices)
-        if self.cfg.history != "none" and s.trajectory and s.trajectory.depends_on:
-            steps = []
-            for dep_id in s.trajectory.depends_on:
-                dep = self.bench.sample(dep_id)
-                if self.cfg.history == "gold":
-                    value = dep.correct_indices[0] if dep.answer_type == "choice" else dep.answer
-                else:
-                    value = self.answers.get(next(d for d in item.deps if d[0] == dep_id))
-                steps.append((dep, prompt.answer_text(dep, value)))
-            text = prompt.with_history(text, steps)
-        parts = [*self.inputs.parts(self.bench, s), TextPart(text)]
-        messages = (Message(role="user", content=tuple(parts)),)
-        pid = permutation_id(item.perm)
-        key = request_key(
-            model=self.identity,
-            messages=messages,
-            sample_id=s.id,
-            permutation=pid,
-            epoch=item.epoch,
-            inputs=self.input_settings,
-        )
-        return Request(
-            key=key,
-            sample_id=s.id,
-            messages=messages,
-            choices=choices,
-            permutation=item.perm,
-            epoch=item.epoch,
-        )
-
-    def remember(self, item: Item, raw: str | None) -> None:
-        if self.cfg.history != "pred" or raw is None:
-            return
-        s = item.sample
-        choices = self.plugin.prompt.presented_choices(s, item.perm)
-        if s.answer_type == "free":
-            self.answers[item.id] = None
-            return
-        if s.answer_type == "time_point":  # shown back as the model wrote it
-            self.answers[item.id] = raw.strip().splitlines()[0] if raw.strip() else None  # type: ignore[assignment]
-            return
-        ex = extract_answer(raw, s.answer_type, choices)
-        value = ex.value
-        if value is not None and s.answer_type == "choice" and item.perm is not None:
-            value = item.perm[int(value)]
-        self.answers[item.id] = value
-
-    async def process(self, item: Item, summary: RunSummary) -> bool:
-        """Run one item; True when it has an ok response."""
-        if any(d in self.failed for d in item.deps):
+    async def process(self, node: Node, summary: RunSummary) -> bool:
+        """Run one request; True when it has an ok response."""
+        if node.deps and any(d in self.failed for d in node.deps):
             summary.blocked += 1
             return False
-        pid = permutation_id(item.perm)
+        sample_id, label, epoch = node.id
         try:
-            if self.cfg.setting == "text":
-                request = self.build(item)
+            if self.requests.threaded:
+                request = await asyncio.to_thread(self.requests.build, node, self.replies)
             else:
-                request = await asyncio.to_thread(self.build, item)
+                request = self.requests.build(node, self.replies)
         except InputFileError as exc:  # e.g. a corrupt video: this item is an error row; the run goes on
-            self._input_error(item, pid, exc, summary)
+            self._input_error(node, exc, summary)
             return False
-        self.store.plan(item.sample.id, pid, item.epoch, request.key)
+        self.store.plan(sample_id, label, epoch, request.key)
         if self.store.is_ok(request.key):
             summary.reused += 1
-            if self.cfg.history == "pred":
+            if self.requests.linked:
                 row = self.store.get(request.key)
-                self.remember(item, row.raw if row else None)
+                self._remember(node, row.raw if row else None)
             return True
         await self.preflight()
         gen = await call_and_store(
-            self.model,
-            request,
-            self.store,
-            permutation=pid,
-            epoch=item.epoch,
-            summary=summary,
-            cache=self.cache,
+            self.model, request, self.store, permutation=label, epoch=epoch, summary=summary, cache=self.cache
         )
         if gen is None:
             return False
-        self.remember(item, gen.text)
+        self._remember(node, gen.text)
         return True
 
-    def _input_error(self, item: Item, pid: str, exc: InputFileError, summary: RunSummary) -> None:
-        """Record an item whose inputs could not be built (retried on resume, never scored)."""
+    def _remember(self, node: Node, raw: str | None) -> None:
+        if self.requests.linked and raw is not None:
+            self.replies[node.id] = self.requests.reply(node, raw)
+
+    def _input_error(self, node: Node, exc: InputFileError, summary: RunSummary) -> None:
+        """Record a request whose inputs could not be built (retried on resume, never scored)."""
+        sample_id, label, epoch = node.id
         key = sha256_json(
             {
                 "input_error": True,
                 "model": self.identity,
-                "sample": item.sample.id,
-                "permutation": pid,
-                "epoch": item.epoch,
-                "inputs": self.input_settings,
+                "sample": sample_id,
+                "permutation": label,
+                "epoch": epoch,
+                "inputs": self.requests.inputs,
             }
         )
-        self.store.plan(item.sample.id, pid, item.epoch, key)
+        self.store.plan(sample_id, label, epoch, key)
         self.store.put(
-            key=key,
-            sample_id=item.sample.id,
-            permutation=pid,
-            epoch=item.epoch,
-            status="error",
-            error=str(exc),
+            key=key, sample_id=sample_id, permutation=label, epoch=epoch, status="error", error=str(exc)
         )
         summary.errors += 1
 
-    async def execute(self, items: Iterable[Item], summary: RunSummary, advance: Callable[[], None]) -> None:
-        """Run ``items`` with ``cfg.concurrency`` workers. A list whose items depend on others runs as a
-        graph; otherwise items are drawn one at a time, so a streamed plan is never held in memory."""
-        if isinstance(items, list) and any(it.deps for it in items):
-            await self._execute_graph(items, summary, advance)
-            return
-        stream = iter(items)
+    async def execute(self, nodes: Iterable[Node], summary: RunSummary, advance: Callable[[], None]) -> None:
+        """Run ``nodes`` (each after those it depends on) with ``concurrency`` workers; they are drawn one at
+        a time, so a streamed plan is never held in memory. A worker's error (e.g. a full disk) stops the
+        plan: the other workers finish the requests they hold (their replies read, not cut off), then it is
+        raised."""
+        schedule = _Schedule(nodes)
 
         async def worker() -> None:
-            for item in stream:  # one shared iterator: each item goes to exactly one worker
-                await self.process(item, summary)
-                advance()
-
-        await self._gather(worker)
-
-    async def _execute_graph(
-        self, items: list[Item], summary: RunSummary, advance: Callable[[], None]
-    ) -> None:
-        by_id = {it.id: it for it in items}
-        waiting = {it.id: len(it.deps) for it in items}
-        dependents: dict[ItemId, list[ItemId]] = {}
-        for it in items:
-            for d in it.deps:
-                if d not in by_id:
-                    raise ValueError(f"{it.sample.id} depends on {d}, which is not part of this run")
-                dependents.setdefault(d, []).append(it.id)
-        ready: deque[Item] = deque(it for it in items if not it.deps)
-        remaining = len(items)
-        wake = asyncio.Event()
-
-        async def worker() -> None:
-            nonlocal remaining
-            while remaining > 0:
-                if not ready:
-                    wake.clear()
-                    await wake.wait()
-                    continue
-                item = ready.popleft()
-                ok = await self.process(item, summary)
-                if not ok:
-                    self.failed.add(item.id)
-                for dep_id in dependents.get(item.id, ()):
-                    waiting[dep_id] -= 1
-                    if waiting[dep_id] == 0:
-                        ready.append(by_id[dep_id])
-                remaining -= 1
-                advance()
-                wake.set()
+            try:
+                while (node := await schedule.next()) is not None:
+                    ok = await self.process(node, summary)
+                    if not ok and self.requests.linked:
+                        self.failed.add(node.id)
+                    schedule.done(node)
+                    advance()
+            except Exception:
+                schedule.stop()
+                raise
 
         await self._gather(worker)
 
     async def _gather(self, worker: Callable[[], Awaitable[None]]) -> None:
-        workers = [asyncio.create_task(worker()) for _ in range(max(1, self.cfg.concurrency))]
+        workers = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
         try:
-            await asyncio.gather(*workers)
+            results = await asyncio.gather(*workers, return_exceptions=True)
         finally:
             for w in workers:
                 w.cancel()
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+
+
+class _Schedule:
+    """Hands out a plan's nodes in order; a node whose dependencies are still running waits (parked) until
+    they are done, while the nodes after it go ahead."""
+
+    def __init__(self, nodes: Iterable[Node]):
+        self.stream: Iterator[Node] = iter(nodes)
+        self.ready: deque[Node] = deque()
+        self.running: set[ItemId] = set()  # handed out or parked, not done (only while they matter)
+        self.parked: dict[ItemId, int] = {}  # node → dependencies not done yet
+        self.waiting: dict[ItemId, list[Node]] = {}  # dependency → nodes parked on it
+        self.wake = asyncio.Event()
+        self.stopped = False
+
+    async def next(self) -> Node | None:
+        """The next node to run; None when every node has been handed out, or the plan was stopped."""
+        while not self.stopped:
+            if self.ready:
+                return self.ready.popleft()
+            for node in self.stream:
+                waits = [d for d in node.deps if d in self.running] if node.deps else []
+                self.running.add(node.id)
+                if not waits:
+                    return node
+                self.parked[node.id] = len(waits)
+                for d in waits:
+                    self.waiting.setdefault(d, []).append(node)
+            if not self.parked:
+                return None
+            self.wake.clear()
+            await self.wake.wait()
+        return None
+
+    def stop(self) -> None:
+        """Hand out no more nodes (a worker failed)."""
+        self.stopped = True
+        self.wake.set()
+
+    def done(self, node: Node) -> None:
+        self.running.discard(node.id)
+        for waiter in self.waiting.pop(node.id, ()):
+            self.parked[waiter.id] -= 1
+            if self.parked[waiter.id] == 0:
+                del self.parked[waiter.id]
+                self.ready.append(waiter)
+        self.wake.set()
 
 
 def clip_ordered(samples: list[Sample]) -> list[Sample]:

@@ -442,8 +442,23 @@ def extract_number(text: str, *, integer: bool = True) -> Extraction:
     return _number(inner[-1]["num"], integer, "reasoning_answer") if inner else _UNPARSED
 
 
+#: replies up to this long are remembered with their extraction (short replies repeat: "B", "3")
+_MEMO_CHARS = 64
+
+
 def extract_answer(text: str, answer_type: str, choices: Sequence[str] | None = None) -> Extraction:
     """Dispatch on the answer type: "choice", "integer" or "number"."""
+    if text is not None and len(text) <= _MEMO_CHARS:
+        return _extract_short(text, answer_type, None if choices is None else tuple(choices))
+    return _extract(text, answer_type, choices)
+
+
+@lru_cache(maxsize=4096)
+def _extract_short(text: str, answer_type: str, choices: tuple[str, ...] | None) -> Extraction:
+    return _extract(text, answer_type, choices)
+
+
+def _extract(text: str, answer_type: str, choices: Sequence[str] | None) -> Extraction:
     if answer_type == "choice":
         if choices is None:
             raise ValueError("a choice answer needs the presented choices")

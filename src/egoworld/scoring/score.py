@@ -28,7 +28,7 @@ from egoworld.core.folders.files import (
     write_file_set,
 )
 from egoworld.core.folders.store import ResponseRow, ResponseStore
-from egoworld.core.permutations import all_orders, order_index, parse_mode, permutation_id
+from egoworld.core.permutations import all_orders, order_index, parse_mode
 from egoworld.core.plan import plan_items, select_samples
 from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import REFERENCE_JSONL, RUN_MANIFEST, SCORES_JSON, SCORES_JSONL, STORE_FILE
@@ -40,6 +40,8 @@ from egoworld.scoring.extract import extract_answer
 from egoworld.scoring.official import official_score
 from egoworld.scoring.timepoint import parse_time_point, parsed_ok, score_time_point
 
+#: permutation modes whose summary holds the Shuffle24 statistics
+SHUFFLED = ("shuffle24", "all")
 #: egoworld's extractor and metrics, or the official harness's per-sample rules
 SCORINGS = ("egoworld", "official")
 
@@ -182,8 +184,30 @@ def score_run(
     write: bool = True,
     options: dict[str, Any] | None = None,
     scoring: str = "egoworld",
+    bench: Benchmark | None = None,
 ) -> dict[str, Any]:
-    """Score ``run_dir``; writes ``scores.jsonl`` / ``scores.json`` there and returns the summary.
+    """Score ``run_dir``; writes ``scores.jsonl`` / ``scores.json`` there and returns the summary (see
+    `score_run_rows`)."""
+    summary, _rows = score_run_rows(
+        run_dir, bench_dir=bench_dir, write=write, options=options, scoring=scoring, bench=bench
+    )
+    return summary
+
+
+def score_run_rows(
+    run_dir: str | Path,
+    *,
+    bench_dir: str | Path | None = None,
+    write: bool = True,
+    options: dict[str, Any] | None = None,
+    scoring: str = "egoworld",
+    bench: Benchmark | None = None,
+) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
+    """Score ``run_dir``; writes ``scores.jsonl`` / ``scores.json`` there and returns the summary and the
+    ``scores.jsonl`` rows (None when the benchmark's plug-in scored the run).
+
+    ``bench``: the benchmark already loaded (the run that just ended passes it), else it is loaded from
+    ``bench_dir`` or the run's recorded path; either way it must be the one the run used.
 
     A benchmark with free-form tasks whose plug-in has a ``score_run`` hook is scored by that hook;
     ``options`` (e.g. ``{"judge": "lexical"}``) are passed to it. ``scoring="official"`` applies the
@@ -195,7 +219,7 @@ def score_run(
     manifest = read_json_object(run_dir / RUN_MANIFEST)
     if write:  # hidden temporary files of a scoring that was killed go first
         remove_stale_temp_files(run_dir, [SCORES_JSONL, SCORES_JSON])
-    bench = load_benchmark(bench_dir or manifest["benchmark_path"])
+    bench = bench or load_benchmark(bench_dir or manifest["benchmark_path"])
     if bench.hash != manifest["benchmark_hash"]:
         raise InputFileError(
             f"{bench.root}: benchmark differs from the one this run used (hash {manifest['benchmark_hash'][:12]}); "
@@ -205,9 +229,10 @@ def score_run(
     if plugin.score_run is not None and any(t.answer_type == "free" for t in bench.manifest.tasks.values()):
         if scoring != "egoworld":
             raise ValueError(f"--scoring {scoring}: {bench.name} is scored by its own judge-based scorer")
-        return plugin.score_run(
+        judged = plugin.score_run(
             run_dir, bench=bench, manifest=manifest, options=dict(options or {}), write=write
         )
+        return judged, None
     if options:
         raise InputFileError(
             f"scoring options {sorted(options)} apply only to benchmarks whose plug-in scores free-form answers"
@@ -224,9 +249,10 @@ def score_run(
     rows: list[dict[str, Any]] = []
     acc: dict[str, _TaskAcc] = {t: _TaskAcc() for t in bench.tasks()}
     matrices: dict[str, dict[str, dict[int, tuple[bool, int]]]] = defaultdict(lambda: defaultdict(dict))
+    shuffled = mode in SHUFFLED  # (the Shuffle24 statistics need each question's order matrix)
     for it in items:
         s = it.sample
-        pid = permutation_id(it.perm)
+        pid = it.id[1]
         resp = planned.get((s.id, pid, it.epoch))
         metric = bench.manifest.tasks[s.task].metric
         row = score_row(s, pid, it.epoch, resp, metric, scoring=scoring)
@@ -242,7 +268,7 @@ def score_run(
             a.question_scores[s.id].append(row["score"])
             if "mra_staircase" in row:
                 a.staircase[s.id].append(row["mra_staircase"])
-            if it.perm is not None and len(it.perm) == 4 and it.epoch == 0:
+            if shuffled and it.perm is not None and len(it.perm) == 4 and it.epoch == 0:
                 matrices[s.task][s.id][order_index(it.perm)] = (
                     row["score"] == 1.0,
                     row.get("pred_position", -1),
@@ -257,7 +283,7 @@ def score_run(
         summary["official"] = plugin.official_aggregates(bench, rows)
     if write:
         write_scores(run_dir, rows, summary)
-    return summary
+    return summary, rows
 
 
 def write_scores(folder: str | Path, rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:
@@ -276,7 +302,7 @@ def summarise(
     for task, info in bench.manifest.tasks.items():
         a = acc[task]
         qs = list(a.question_scores)
-        scores = [float(np.mean(a.question_scores[q])) for q in qs]
+        scores = [_mean(a.question_scores[q]) for q in qs]
         clusters = [bench.sample(q).cluster_id for q in qs]
         rows_ok += a.rows_ok
         rows_parsed += a.rows_parsed
@@ -329,7 +355,7 @@ def summarise(
         "task_order": list(tasks_out),
         "tasks": tasks_out,
     }
-    if mode in ("shuffle24", "all"):
+    if mode in SHUFFLED:
         out["shuffle24"] = _shuffle(matrices)
     if manifest.get("frames_sent"):  # fewer frames than --frames reached some samples
         sent = manifest["frames_sent"]
@@ -337,6 +363,11 @@ def summarise(
             k: sent[k] for k in ("asked", "min", "max", "samples", "short_samples") if k in sent
         }
     return out
+
+
+def _mean(values: list[float]) -> float:
+    """NumPy's mean (its pairwise sum); one value is its own mean, without a NumPy call."""
+    return float(values[0]) if len(values) == 1 else float(np.mean(values))
 
 
 def _shuffle(matrices: dict[str, dict[str, dict[int, tuple[bool, int]]]]) -> dict[str, Any]:

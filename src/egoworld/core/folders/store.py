@@ -9,7 +9,8 @@ Tables
   plan       (sample, permutation, epoch) → request key for the latest run command; scoring reads it.
   meta       key/value (the run manifest's digest, schema version).
 
-Each write is its own committed transaction, so a killed run loses at most the requests in flight.
+Each write is its own committed transaction, so a killed run loses at most the requests in flight — or, inside
+`ResponseStore.grouped` (a run's many small writes), the writes of its last fraction of a second.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,6 +73,8 @@ CREATE TABLE IF NOT EXISTS request_blocks (
 
 
 _TABLES = ("responses", "requests", "plan", "meta")
+_PLANS_HELD = 10_000  # plan rows a group holds back at most (a resume plans without other writes)
+_PLAN_ROW = "INSERT OR REPLACE INTO plan (sample_id, permutation, epoch, key) VALUES (?, ?, ?, ?)"
 _BLOCK_MEMO = 256  # blocks remembered per store: a run sends a sample's option orders together
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -126,6 +130,9 @@ class ResponseRow:
     reasoning_tokens: int | None = None
 
 
+_ROW_FIELDS = tuple(ResponseRow.__dataclass_fields__)  # the responses columns, in `ResponseRow`'s order
+
+
 class ResponseStore:
     """SQLite response store. One writer process at a time; readers may open it concurrently."""
 
@@ -167,6 +174,9 @@ class ResponseStore:
         self.db.row_factory = sqlite3.Row
         #: media blocks written by this store (their pickle → hash), the most recent `_BLOCK_MEMO`
         self._blocks: OrderedDict[bytes, str] = OrderedDict()
+        self._group: float | None = None  # seconds a group of writes may stay uncommitted (`grouped`)
+        self._group_began: float | None = None  # when the open group began (None: none open)
+        self._plans: list[tuple[str, str, int, str]] = []  # plan rows the open group holds back
 
     def close(self) -> None:
         self.db.close()
@@ -202,7 +212,7 @@ class ResponseStore:
         """
         raw, reasoning, error = redact(raw), redact(reasoning), redact(error)
         now = time.time()
-        self.db.execute(
+        self._write(
             """
             INSERT INTO responses (key, sample_id, permutation, epoch, status, raw, reasoning, error, latency_s,
                                    prompt_tokens, completion_tokens, finish_reason, served_model, attempts,
@@ -238,13 +248,12 @@ class ResponseStore:
         )
 
     def put_request(self, key: str, request: dict[str, Any]) -> None:
-        """Record the request as sent; each message's media block is stored once (`request_blocks`)."""
-        if self.db.execute("SELECT 1 FROM requests WHERE key = ?", (key,)).fetchone() is not None:
-            return
+        """Record the request as sent (its first sending: a retry keeps that row); each message's media block
+        is stored once (`request_blocks`)."""
         messages = request.get("messages")
         if isinstance(messages, list):
             request = {**request, "messages": [self._shared_block(m) for m in messages]}
-        self.db.execute("INSERT OR IGNORE INTO requests (key, request) VALUES (?, ?)", (key, _pack(request)))
+        self._write("INSERT OR IGNORE INTO requests (key, request) VALUES (?, ?)", (key, _pack(request)))
 
     def _shared_block(self, message: Any) -> Any:
         """``message`` with its parts before the closing text parts replaced by a block hash, when they hold
@@ -273,7 +282,7 @@ class ResponseStore:
             return digest
         packed = _pack(block)
         digest = hashlib.sha256(packed).hexdigest()
-        self.db.execute("INSERT OR IGNORE INTO request_blocks (hash, block) VALUES (?, ?)", (digest, packed))
+        self._write("INSERT OR IGNORE INTO request_blocks (hash, block) VALUES (?, ?)", (digest, packed))
         if seen is not None:
             self._blocks[seen] = digest
             while len(self._blocks) > _BLOCK_MEMO:
@@ -281,26 +290,61 @@ class ResponseStore:
         return digest
 
     def reset_plan(self) -> None:
-        self.db.execute("DELETE FROM plan")
+        self._plans.clear()
+        self._write("DELETE FROM plan")
 
     def plan(self, sample_id: str, permutation: str, epoch: int, key: str) -> None:
-        self.db.execute(
-            "INSERT OR REPLACE INTO plan (sample_id, permutation, epoch, key) VALUES (?, ?, ?, ?)",
-            (sample_id, permutation, epoch, key),
-        )
+        """Plan a request; inside `grouped` the rows are written together when the group commits."""
+        if self._group is None:
+            self._write(_PLAN_ROW, (sample_id, permutation, epoch, key))
+        else:
+            self._plans.append((sample_id, permutation, epoch, key))
+            if len(self._plans) >= _PLANS_HELD:
+                self._commit_group()
 
     def plan_many(self, rows: list[tuple[str, str, int, str]]) -> None:
         with self.transaction():
-            self.db.executemany(
-                "INSERT OR REPLACE INTO plan (sample_id, permutation, epoch, key) VALUES (?, ?, ?, ?)", rows
-            )
+            self.db.executemany(_PLAN_ROW, rows)
 
     def set_meta(self, key: str, value: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)", (key, value))
+        self._write("INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)", (key, value))
 
     def transaction(self) -> sqlite3.Connection:
         """``with store.transaction():`` groups writes into one commit."""
+        self._commit_group()
         return _Tx(self.db, self._blocks.clear)  # type: ignore[return-value]
+
+    @contextmanager
+    def grouped(self, seconds: float) -> Iterator[None]:
+        """Commit the writes of this block together, one commit per ``seconds`` and one at its end (each
+        commit of a small write costs more than the write): a crash loses at most the last ``seconds``."""
+        self._group = seconds
+        try:
+            yield
+        finally:
+            self._group = None
+            self._commit_group()
+
+    def _write(self, sql: str, params: tuple[Any, ...] = ()) -> None:
+        """One write: committed at once, or in the open group of writes (`grouped`)."""
+        if self._group is not None and not self.db.in_transaction:
+            self.db.execute("BEGIN")
+            self._group_began = time.monotonic()
+        self.db.execute(sql, params)
+        if self._group_began is not None and time.monotonic() - self._group_began >= (self._group or 0.0):
+            self._commit_group()
+
+    def _commit_group(self) -> None:
+        """Commit the open group of writes, the plan rows it holds back first."""
+        if self._plans:
+            rows, self._plans = self._plans, []
+            if self._group_began is None and not self.db.in_transaction:
+                self.db.execute("BEGIN")
+                self._group_began = time.monotonic()
+            self.db.executemany(_PLAN_ROW, rows)
+        if self._group_began is not None:
+            self._group_began = None
+            self.db.execute("COMMIT")
 
     # -- reading ------------------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -331,13 +375,15 @@ class ResponseStore:
 
     def planned(self) -> Iterator[tuple[str, str, int, str, ResponseRow | None]]:
         """(sample, permutation, epoch, key, response or None) for every planned request."""
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(responses)")}  # (older stores lack some)
+        columns = ", ".join(f"r.{f}" if f in have else "NULL" for f in _ROW_FIELDS)
         cur = self.db.execute(
-            "SELECT p.sample_id AS p_sample, p.permutation AS p_perm, p.epoch AS p_epoch, p.key AS p_key, r.* "
+            f"SELECT p.sample_id, p.permutation, p.epoch, p.key, {columns} "
             "FROM plan p LEFT JOIN responses r ON r.key = p.key"
         )
+        cur.row_factory = None  # (rows by position: a tenth of the cost of named look-ups)
         for row in cur:
-            resp = _row(row) if row["status"] is not None else None
-            yield row["p_sample"], row["p_perm"], row["p_epoch"], row["p_key"], resp
+            yield row[0], row[1], row[2], row[3], None if row[8] is None else ResponseRow(*row[4:])
 
     def request(self, key: str) -> dict[str, Any] | None:
         """The request as sent (each message's shared media block put back in front of its text)."""
@@ -363,6 +409,32 @@ class ResponseStore:
             )
         whole["content"] = [*json.loads(zlib.decompress(got[0])), *message.get("content", [])]
         return whole
+
+    def plan_done(self) -> tuple[int, int]:
+        """Planned requests, and how many of them have an ok reply."""
+        row = self.db.execute(
+            "SELECT COUNT(*), COUNT(r.key) FROM plan p LEFT JOIN responses r ON r.key = p.key AND r.status = 'ok'"
+        ).fetchone()
+        return row[0], row[1]
+
+    def planned_key(self, sample_id: str, permutation: str, epoch: int) -> str | None:
+        """The request key the plan holds for (sample, permutation, epoch), if any."""
+        row = self.db.execute(
+            "SELECT key FROM plan WHERE sample_id = ? AND permutation = ? AND epoch = ?",
+            (sample_id, permutation, epoch),
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def planned_tokens(self) -> tuple[int, dict[str, tuple[int, int]]]:
+        """The ok replies of the planned requests: how many, and per token kind (``prompt``, ``completion``,
+        ``reasoning``) their sum and how many of them report it."""
+        row = self.db.execute(
+            "SELECT COUNT(*), SUM(r.prompt_tokens), COUNT(r.prompt_tokens), SUM(r.completion_tokens), "
+            "COUNT(r.completion_tokens), SUM(r.reasoning_tokens), COUNT(r.reasoning_tokens) "
+            "FROM plan p JOIN responses r ON r.key = p.key WHERE r.status = 'ok'"
+        ).fetchone()
+        kinds = ("prompt", "completion", "reasoning")
+        return row[0], {k: (row[1 + 2 * i] or 0, row[2 + 2 * i]) for i, k in enumerate(kinds)}
 
     def planned_errors(self) -> list[str]:
         """The error reason of every planned request whose latest attempt failed."""
