@@ -154,6 +154,25 @@ class _Canned(Model):
         return Generation(text="B")
 
 
+def test_a_run_that_stopped_before_its_first_response_does_not_hold_its_folder(tmp_path):
+    """A dead server fails the run after its folder is made: the corrected command into the same --out runs."""
+    from typer.testing import CliRunner
+
+    from egoworld.cli import app
+
+    bench = balanced_mc_bench(tmp_path / "b", n_mc=4, n_int=0)
+    argv = ["run", "--bench", str(bench.root), "--out", str(tmp_path / "r"), "--no-progress"]
+    dead = ["--model", "openai:fake-vlm", "--base-url", "http://127.0.0.1:9/v1", "--timeout", "2"]
+    res = CliRunner().invoke(app, [*argv, *dead])
+    assert res.exit_code != 0 and (tmp_path / "r" / "run.json").is_file(), res.output
+    res = CliRunner().invoke(app, [*argv, "--model", "random"])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["model_spec"] == "random"
+    # once it holds responses, the folder refuses another run, as before
+    res = CliRunner().invoke(app, [*argv, "--model", "oracle"])
+    assert res.exit_code == 2 and "holds another run" in res.output, res.output
+
+
 def test_a_folder_refuses_a_different_run(tmp_path):
     bench = balanced_mc_bench(tmp_path / "b", n_mc=4, n_int=0)
     run_benchmark(_cfg(bench.root, tmp_path / "r", model="oracle"))

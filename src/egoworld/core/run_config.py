@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,18 +60,34 @@ class RunConfig:
 
 
 def check_resumable(out: Path, manifest: dict[str, Any]) -> None:
-    """Refuse to mix two different runs in one folder; name what differs and the fix."""
+    """Refuse to mix two different runs in one folder; name what differs and the fix. A folder whose run
+    stopped before its first response (a typo in a setting, a dead server) holds nothing to mix: the new
+    run takes it over."""
     path = out / RUN_MANIFEST
     if not path.is_file():
         return
     old = read_json_object(path)
     diffs = [f for f in FIXED_FIELDS if old.get(f) != manifest.get(f)]
+    if diffs and not holds_responses(out / STORE_FILE):
+        return
     if diffs:
         detail = "; ".join(f"{f}: {old.get(f)!r} → {manifest.get(f)!r}" for f in diffs)
         raise InputFileError(
             f"{path}: this folder holds another run ({detail}). Use a new --out folder for a different "
             "model, benchmark or setting (a rerun of the same command resumes)."
         )
+
+
+def holds_responses(store: Path) -> bool:
+    """Whether a run folder's store holds any response (a damaged store counts as holding some: it is
+    never taken over silently, and the store's own check names it)."""
+    if not store.is_file() or store.stat().st_size == 0:
+        return False
+    try:
+        with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True)) as db:
+            return bool(db.execute("SELECT EXISTS (SELECT 1 FROM responses)").fetchone()[0])
+    except sqlite3.Error:
+        return True
 
 
 def config_dict(cfg: RunConfig) -> dict[str, Any]:
