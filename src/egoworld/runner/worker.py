@@ -31,6 +31,9 @@ from egoworld.runner.response_cache import ResponseCache
 from egoworld.runner.summary import RunSummary
 from egoworld.scoring.extract import extract_answer
 
+#: a worker hands the event loop a turn after this many requests (a Ctrl-C cancels between them)
+YIELD_EVERY = 16
+
 
 class Requests(Protocol):
     """Builds a plan's requests. ``inputs``: the request keys' input settings; ``linked``: dependents read
@@ -189,12 +192,18 @@ class Runner:
 
         async def worker() -> None:
             try:
+                served = 0
                 while (node := await schedule.next()) is not None:
                     ok = await self.process(node, summary)
                     if not ok and self.requests.linked:
                         self.failed.add(node.id)
                     schedule.done(node)
                     advance()
+                    served += 1
+                    if served % YIELD_EVERY == 0:
+                        # a local model (random, oracle) answers without waiting, and a worker that never
+                        # waits never sees a Ctrl-C's cancellation: hand the event loop a turn
+                        await asyncio.sleep(0)
             except Exception:
                 schedule.stop()
                 raise
