@@ -90,16 +90,20 @@ def test_markdown_csv_latex_equal_the_recomputed_table(runs, tmp_path):
     rows = list(csv.reader(io.StringIO((tmp_path / "leaderboard_toy.csv").read_text())))
     tex = (tmp_path / "leaderboard_toy.tex").read_text()
     assert rows[0][:5] == ["Model", "Setting", "MC", "COUNT", "Macro"]
-    for name in ("oracle", "random", "prior"):
+    # the prior was fitted on these very questions: its row says so in every format
+    labels = {"oracle": "oracle", "random": "random", "prior": "prior (fitted on these questions)"}
+    for name, label in labels.items():
         want = _recompute(r[name])
-        assert _md_values(md, name) == want
-        row = next(x for x in rows if x[0] == name)
+        assert _md_values(md, label) == want
+        row = next(x for x in rows if x[0] == label)
         assert [float(x) for x in row[2:5]] == want and row[-1] == name
-        tex_row = next(ln for ln in tex.splitlines() if ln.startswith(name + " &"))
+        tex_row = next(ln for ln in tex.splitlines() if ln.startswith(label + " &"))
         assert [float(re.search(r"\d+\.\d", x).group()) for x in tex_row.split("&")[2:]] == want
     assert r"\toprule" in tex and r"\midrule" in tex and r"\bottomrule" in tex
     # the oracle is best everywhere (bold), clearly so: no other run shares the mark
-    assert "**100.0**" in md and md.count("**") == 2 * 3
+    table = "\n".join(ln for ln in md.splitlines() if not ln.startswith("> "))  # the warning line is bold too
+    assert "**100.0**" in table and table.count("**") == 2 * 3
+    assert "5 cluster(s)" in md and "too few" in md  # 52 questions from 5 videos
     assert next(x for x in rows if x[0] == "oracle")[5:8] == ["best", "best", "best"]
     assert r"\textbf{100.0}" in tex and r"\underline{" in tex
     # the chance row: MC's manifest chance, COUNT has none
@@ -335,3 +339,18 @@ def test_explore_runs_scored_by_different_judges_are_flagged(tmp_path):
     board = build_board(gather(runs)[0])
     assert "different judges scored these runs (a: lexical; b: openai:qwen3-8b)" in render.markdown(board)
     assert not build_board(gather(runs[:1])[0]).warning()
+
+
+def test_too_few_clusters_are_said_in_every_format(tmp_path):
+    """Two runs on questions from 2 videos: the bootstrap cannot separate them, and each format says so."""
+    bench = balanced_mc_bench(tmp_path / "b", n_mc=16, n_int=0, videos=2)
+    for name in ("oracle", "random"):
+        run_benchmark(RunConfig(bench=bench.root, model=name, out=tmp_path / name, progress=False))
+        score_run(tmp_path / name)
+    board = build_board(gather([tmp_path / "oracle", tmp_path / "random"])[0])
+    assert board.n_clusters == 2 and "too few" in board.warning()
+    from egoworld.render import board_formats
+
+    for fmt in ("md", "csv", "latex"):
+        assert "too few for the paired bootstrap" in board_formats.render(board, fmt), fmt
+    assert "too few for the paired bootstrap" in board_formats.html(board)

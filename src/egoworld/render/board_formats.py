@@ -70,6 +70,8 @@ def to_csv(board: Board) -> str:
     chance = _chance_row(board)
     if chance:
         w.writerow([*chance, *([""] * len(cols)), ""])
+    if board.warning():
+        w.writerow([board.warning()])  # the last row, as the other formats say it beside the table
     return buf.getvalue()
 
 
@@ -120,6 +122,11 @@ def latex(board: Board) -> str:
     chance = _chance_row(board)
     if chance:
         lines += [r"\midrule", " & ".join(_tex(x) for x in chance) + r" \\"]
+    if board.warning():
+        lines += [
+            r"\midrule",
+            rf"\multicolumn{{{n + 2}}}{{p{{0.9\linewidth}}}}{{\footnotesize {_tex(board.warning())}}} \\",
+        ]
     return "\n".join([*lines, r"\bottomrule", r"\end{tabular}"]) + "\n"
 
 

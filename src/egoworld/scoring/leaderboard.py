@@ -56,6 +56,10 @@ class Cell:
     mark: str = ""  #: "best", "second" or ""
 
 
+#: fewer clusters than this and the paired cluster bootstrap cannot separate runs: the board says so
+MIN_CLUSTERS = 10
+
+
 @dataclass
 class Board:
     """One benchmark's leaderboard: columns, rows (run, cells), the chance row and the question accounting."""
@@ -74,10 +78,18 @@ class Board:
         return any(n != self.shared for n in self.answered.values())
 
     judges: dict[str, str] = field(default_factory=dict)  #: run name → judge, where a judge scored it
+    n_clusters: int | None = (
+        None  #: distinct clusters among the shared questions (what the bootstrap resamples)
+    )
 
     def warning(self) -> str:
         """'' when the runs are comparable as they stand, else the loud line(s)."""
         lines = []
+        if self.n_clusters is not None and self.n_clusters < MIN_CLUSTERS and len(self.rows) > 1:
+            lines.append(
+                f"Warning: {self.shared} questions in {self.n_clusters} cluster(s) ({self.clusters}) are too few "
+                f"for the paired bootstrap to separate runs (fewer than {MIN_CLUSTERS}): its ties say little."
+            )
         if self.differ:
             counts = "; ".join(f"{k}: {v}" for k, v in self.answered.items())
             lines.append(
@@ -132,7 +144,7 @@ def load_run(run: Path, *, model: str | None = None, setting: str | None = None)
     return RunEntry(
         judge=judge,
         dir=run,
-        model=model or str(manifest.get("model_spec", "?")),
+        model=model or _model_label(manifest),
         setting=setting or _setting(manifest),
         benchmark=str(manifest.get("benchmark", "?")),
         bench_hash=str(manifest.get("benchmark_hash", "")),
@@ -159,6 +171,17 @@ def campaign_runs(folder: Path) -> list[RunEntry]:
     """The scored runs of a campaign folder, in cell-name order."""
     runs = sorted(p for p in (folder / "runs").iterdir() if p.is_dir()) if (folder / "runs").is_dir() else []
     return [entry(run) for run in runs if (run / SCORES_JSONL).is_file()]
+
+
+def _model_label(manifest: dict[str, Any]) -> str:
+    """The run's model spec; a ``prior`` fitted on the benchmark it is scored on says so (it saw the test
+    answers: a blind-frequency row, not a baseline that generalises)."""
+    label = str(manifest.get("model_spec", "?"))
+    identity = manifest.get("model") or {}
+    bench_name = Path(str(manifest.get("benchmark_path", ""))).name
+    if identity.get("backend") == "prior" and bench_name and identity.get("split") == bench_name:
+        label += " (fitted on these questions)"
+    return label
 
 
 def gather(paths: Sequence[Path]) -> tuple[list[RunEntry], list[str]]:
@@ -333,6 +356,7 @@ def build_board(
         shared=len(shared),
         answered=answered,
         judges={e.name: e.judge for e in entries if e.judge is not None},
+        n_clusters=len(set(clusters.values())),
         clusters="the benchmark's clusters (videos / episodes)"
         if info
         else "questions (no benchmark folder)",
