@@ -168,12 +168,15 @@ def run_demo(
     if unknown:
         raise ValueError(f"unknown demo part(s) {sorted(unknown)} (parts: {', '.join(steps)})")
     runs: list[Path] = []
+    parts_of: list[tuple[str, Path]] = []
     timings: list[tuple[str, float, float]] = []
     for name in chosen:
         title, step = steps[name]
         console.rule(title)
         started = _clocks()
-        runs += step()
+        made = step()
+        runs += made
+        parts_of += [(PART_TITLES[name], r) for r in made]
         timings.append((name, *_since(started)))
     console.rule("report")
     from egoworld.report.build import build_report
@@ -182,7 +185,50 @@ def run_demo(
     index = build_report(runs, out / "report")
     timings.append(("report", *_since(started)))
     console.print(stage_table(timings), highlight=False)
+    console.rule("results")
+    console.print(results_table(parts_of), highlight=False)
     return index
+
+
+#: each demo part as the results table names it (which build of which benchmark)
+PART_TITLES = {
+    "vsi-official": "VSI-Super-Wild (official questions)",
+    "beyond3d": "Beyond3D (synthetic kitchens)",
+    "vsi-synthetic": "VSI-Super-Wild (synthetic walk)",
+    "explore": "EXPLORE-Bench (synthetic scenes, lexical judge)",
+}
+#: the run setting as the papers name it
+SETTING_TITLES = {
+    "text": "text only",
+    "frames": "video + text",
+    "last-frame": "last frame + text",
+    "image": "image",
+}
+
+
+def results_table(runs: list[tuple[str, Path]]) -> str:
+    """One line per run: benchmark build, setting, model and its headline score (Beyond3D: the macro
+    average over question types, as the paper's headline; the others: overall), from each run's
+    ``scores.json``; a run without one says so."""
+    from egoworld.core.folders.files import read_json_object
+
+    rows = [("benchmark", "setting", "model", "score")]
+    for part, run in runs:
+        scores = run / "scores.json"
+        if not scores.is_file():
+            rows.append((part, "?", run.name, "not scored"))
+            continue
+        block = read_json_object(scores)
+        metric = "macro" if block.get("benchmark") == "beyond3d" else "overall"
+        value = block.get(metric)
+        setting = str((block.get("inputs") or {}).get("setting", "text"))
+        shown = f"{value:.1f} ({metric})" if isinstance(value, int | float) else "—"
+        rows.append(
+            (part, SETTING_TITLES.get(setting, setting), str(block.get("model_spec", run.name)), shown)
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
 
 
 def _clocks() -> tuple[float, float]:
