@@ -63,7 +63,9 @@ def sbert_model(path: str | None = None, device: str | None = None) -> Any:
     model = _SBERT.get(key)
     if model is None:
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
 
+        hf_logging.disable_progress_bar()  # no third-party "Loading weights" bar inside egoworld's output
         model = SentenceTransformer(path, device=device or "cpu")
         _SBERT[key] = model
     return model
