@@ -98,6 +98,8 @@ def test_demo_official_part(tmp_path, data_dir):
     table = result.output[result.output.index("results") :]  # the demo ends with one table of every run
     rows = [" ".join(line.split()) for line in table.splitlines()]
     for model in ("random", "prior", "oracle"):
-        assert any(r.startswith(f"VSI-Super-Wild (official questions) text only {model} ") for r in rows), table
+        assert any(r.startswith(f"VSI-Super-Wild (official questions) text only {model} ") for r in rows), (
+            table
+        )
     result = runner.invoke(app, ["demo", "--out", str(out), "--parts", "nope"])
     assert result.exit_code == 2 and "unknown demo part" in result.output

@@ -31,3 +31,23 @@ def test_id_boxes_match_find_objects_over_every_id() -> None:
         assert boxes.dtype == np.int32 and (pixels > 0).sum() >= 1
     empty = id_boxes(np.zeros((4, 4), np.int32), 3)
     assert not empty[0].any() and not empty[1].any()
+
+
+def test_simulated_boxes_at_the_frame_edges_stay_inside_and_never_have_negative_size() -> None:
+    """Objects touching each edge of a 96 px frame, jittered by up to 2 px: every box is inside the frame
+    with x1 >= x0 and y1 >= y0 (the reader of a detections file refuses anything else)."""
+    import random
+
+    import numpy as np
+
+    from egoworld.sim.simulated_detections import DetectionModel, frame_detections
+
+    boxes = np.array([[0, 10, 0, 30], [95, 10, 95, 30], [10, 0, 30, 0], [10, 95, 30, 95]] * 4)
+    model = DetectionModel(min_pixels=1, full_pixels=1, miss_rate=0.0, false_positives_per_frame=0.0)
+    ids = [f"o{i}" for i in range(len(boxes))]
+    for seed in range(50):
+        dets = frame_detections(random.Random(seed), ids, ["cup"] * len(ids), np.full(len(ids), 50),
+                                boxes, (96, 96), model, ["cup"])  # fmt: skip
+        for d in dets:
+            x0, y0, x1, y1 = d["box"]
+            assert 0 <= x0 <= x1 <= 95 and 0 <= y0 <= y1 <= 95, d["box"]

@@ -348,7 +348,9 @@ def test_explore_build_and_run_refuse_an_initial_image_swapped_to_outside(tmp_pa
         "field 'media.images.0.path'",
         "outside the benchmark folder",
     )
-    res = egoworld("explore", "run", "--bench", bench, "--model", "copy-initial", "--out", tmp_path / "run")
+    res = egoworld(
+        "run", "--bench", bench, "--model", "copy-initial", "--setting", "image", "--out", tmp_path / "run"
+    )
     refused(res, "samples.jsonl, line 1", "field 'media.images.0.path'")
     assert not (tmp_path / "run" / "responses.sqlite").exists()
     assert_untouched(outside)

@@ -109,12 +109,10 @@ def frame_detections(
             continue
         jit = [rng.randint(-model.box_jitter_px, model.box_jitter_px) for _ in range(4)]
         x0, y0, x1, y1 = (int(v) for v in boxes[j])
-        box = [
-            max(0, x0 + jit[0]),
-            max(0, y0 + jit[1]),
-            min(width - 1, max(x0 + jit[0], x1 + jit[2])),
-            min(height - 1, max(y0 + jit[1], y1 + jit[3])),
-        ]
+        # inside the frame and never of negative size (an object at the frame's edge gives a flat box)
+        left = min(width - 1, max(0, x0 + jit[0]))
+        top = min(height - 1, max(0, y0 + jit[1]))
+        box = [left, top, min(width - 1, max(left, x1 + jit[2])), min(height - 1, max(top, y1 + jit[3]))]
         dets.append(
             {
                 "category": categories[j],
