@@ -153,7 +153,8 @@ def test_different_questions_are_refused_or_warned(runs, tmp_path):
 
 
 def _hand_run(root: Path, bench, name: str, scores: dict[str, float], extra=None) -> Path:
-    """A scored run folder written by hand (run.json + scores.jsonl), for layouts whose builders need worlds."""
+    """A scored run folder written by hand (run.json + scores.jsonl + scores.json), for layouts whose builders
+    need worlds."""
     run = root / name
     run.mkdir(parents=True)
     manifest = {
@@ -176,6 +177,7 @@ def _hand_run(root: Path, bench, name: str, scores: dict[str, float], extra=None
         for s in bench.samples
     ]
     (run / "scores.jsonl").write_text("".join(json.dumps(x) + "\n" for x in rows))
+    (run / "scores.json").write_text("{}")  # a finished scoring writes it last
     return run
 
 
@@ -354,3 +356,13 @@ def test_too_few_clusters_are_said_in_every_format(tmp_path):
     for fmt in ("md", "csv", "latex"):
         assert "too few for the paired bootstrap" in board_formats.render(board, fmt), fmt
     assert "too few for the paired bootstrap" in board_formats.html(board)
+
+
+def test_a_run_whose_scores_json_is_missing_is_left_out_by_name(runs, tmp_path):
+    """Rows without their scores.json (another scoring's, or half written) are never tabled."""
+    _, _, r = runs
+    half = tmp_path / "half"
+    shutil.copytree(r["random"], half)
+    (half / "scores.json").unlink()
+    entries, unscored = gather([r["oracle"], half])
+    assert [e.dir for e in entries] == [r["oracle"]] and unscored == [str(half)]

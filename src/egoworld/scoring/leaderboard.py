@@ -170,7 +170,13 @@ def _has_judge(value: Any) -> bool:
 def campaign_runs(folder: Path) -> list[RunEntry]:
     """The scored runs of a campaign folder, in cell-name order."""
     runs = sorted(p for p in (folder / "runs").iterdir() if p.is_dir()) if (folder / "runs").is_dir() else []
-    return [entry(run) for run in runs if (run / SCORES_JSONL).is_file()]
+    return [entry(run) for run in runs if scored(run)]
+
+
+def scored(run: Path) -> bool:
+    """Whether a run folder holds a finished scoring: ``scores.jsonl`` and ``scores.json`` (written last). Rows
+    without their ``scores.json`` may be another scoring's, half written: never tabled."""
+    return (run / SCORES_JSONL).is_file() and (run / SCORES_JSON).is_file()
 
 
 def _model_label(manifest: dict[str, Any]) -> str:
@@ -191,13 +197,13 @@ def gather(paths: Sequence[Path]) -> tuple[list[RunEntry], list[str]]:
     for p in paths:
         p = Path(p)
         if (p / RUN_MANIFEST).is_file():
-            if (p / SCORES_JSONL).is_file():
+            if scored(p):
                 entries.append(entry(p))
             else:
                 unscored.append(str(p))
         elif (p / "runs").is_dir():
             got = campaign_runs(p)
-            unscored += [str(r) for r in sorted((p / "runs").iterdir()) if not (r / SCORES_JSONL).is_file()]
+            unscored += [str(r) for r in sorted((p / "runs").iterdir()) if r.is_dir() and not scored(r)]
             entries += got
         else:
             raise InputFileError(f"{p}: neither a run folder (run.json) nor a campaign folder (runs/)")
