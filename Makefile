@@ -13,7 +13,7 @@ TEST_EXTRAS ?= test,video,sim,explore,hf,serve,ray,export,mesh,view,browser-test
 TORCH ?= torch==2.13.0
 DEMO_OUT ?= demo-out
 
-.PHONY: install install-test demo test test-fast lint bench clean chromium gl-libs
+.PHONY: install install-test peers demo test test-fast lint bench clean chromium gl-libs
 
 # the synthetic worlds' renderer (moderngl) draws with Mesa's EGL (llvmpipe on CPU-only machines); as root
 # with apt-get, the libraries are installed when missing, else the command to run is printed
@@ -46,6 +46,20 @@ $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/activate
 install: gl-libs $(VENV)/.installed
 install-test: gl-libs $(VENV)/.installed-test
 
+# the peer harnesses as released, in their own environment: lmms-eval 0.7 pins PyAV < 16 and pulls a CUDA
+# torchvision, so it cannot share the test venv. The round-trip tests run it through EGOWORLD_LMMS_EVAL_PYTHON
+# (an exported task's utils.py imports egoworld, so egoworld is installed there too); Inspect is in the test venv
+PEER_VENV ?= .venv-peers
+$(PEER_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(PEER_VENV)
+	$(PEER_VENV)/bin/python -m pip install -q '$(TORCH)'
+	$(PEER_VENV)/bin/python -m pip install -q -e '.[lmms-eval]' '$(TORCH)'
+	@$(PEER_VENV)/bin/python -c 'import torchvision' 2>/dev/null || $(PEER_VENV)/bin/python -m pip uninstall -y -q torchvision
+	@$(PEER_VENV)/bin/python -c 'import lmms_eval, av; print("lmms-eval environment ready, PyAV", av.__version__)'
+	@touch $@
+peers: $(PEER_VENV)/.installed
+export EGOWORLD_LMMS_EVAL_PYTHON := $(abspath $(PEER_VENV))/bin/python
+
 demo: install
 	$(VENV)/bin/egoworld demo --out $(DEMO_OUT)
 	@echo "look at the results: $(VENV)/bin/egoworld view $(DEMO_OUT)"
@@ -59,7 +73,7 @@ chromium:
 TEST_WORKERS ?= 2
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile
 
-test: install-test chromium
+test: install-test peers chromium
 	$(PY) -m pytest -q $(PYTEST_PARALLEL) --durations=25
 
 test-fast: install-test
@@ -75,4 +89,4 @@ bench: install-test
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(PEER_VENV) $(DEMO_OUT) .pytest_cache .ruff_cache .mypy_cache

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -14,6 +13,7 @@ from typer.testing import CliRunner
 from benchmarks_factory import balanced_mc_bench
 from egoworld.cli import app
 from openai_test_server import FakeOpenAIServer
+from peer_harnesses import lmms_eval_python
 
 runner = CliRunner()
 
@@ -60,7 +60,7 @@ def test_utils_hooks_use_egoworld_prompt_and_scorer(tmp_path):
 
 @pytest.mark.slow
 def test_lmms_eval_round_trip_matches_egoworld_run(tmp_path):
-    pytest.importorskip("lmms_eval")
+    python = lmms_eval_python()
     balanced_mc_bench(tmp_path / "bench", n_mc=12, n_int=6)
     task_dir = tmp_path / "task"
     assert (
@@ -79,7 +79,7 @@ def test_lmms_eval_round_trip_matches_egoworld_run(tmp_path):
             "WANDB_MODE": "disabled",
         }
         cmd = [
-            sys.executable,
+            python,
             "-m",
             "lmms_eval",
             "--model",
