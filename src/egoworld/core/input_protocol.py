@@ -48,8 +48,11 @@ class MediaSource(Protocol):
         """The sample's video file itself, as one video part (the server samples it)."""
         ...
 
-    def clip_video(self, bench: Benchmark, sample: Sample) -> Part:
-        """Every frame of the sample's clip (start_s … end_s) as one video part at the video's frame rate."""
+    def clip_video(
+        self, bench: Benchmark, sample: Sample, last_marker: tuple[float, float] | None = None
+    ) -> Part:
+        """Every frame of the sample's clip (start_s … end_s) as one video part at the video's frame rate;
+        ``last_marker``: a red marker at this pixel on the clip's last frame."""
         ...
 
 
