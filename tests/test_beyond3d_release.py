@@ -208,3 +208,50 @@ def test_baselines_answer_time_point_steps(data_dir: Path, tmp_path: Path) -> No
         assert summary["complete"] and summary["parse_rate"] == 100.0
         if model == "oracle":
             assert summary["overall"] == 100.0 and summary["official"]["trajectory_success_rate"] == 100.0
+
+
+def test_official_protocol_sends_the_prefix_as_one_video(data_dir: Path, tmp_path: Path) -> None:
+    """``--option protocol=official``: text-only requests are egoworld's; the video setting sends the official
+    prefix (every frame from 0 to the query time) as one video part with the anchor marker on its last frame,
+    and no separate query-frame image; the official harness has no last-frame setting."""
+    import math
+
+    from egoworld.core.folders.store import ResponseStore
+    from egoworld.core.run_config import RunConfig
+    from egoworld.media.testvideo import write_counter_video
+    from egoworld.runner.run import run_benchmark
+
+    _, lines = log_lines(data_dir)[3]
+    rel = write_release(tmp_path / "rel.jsonl", lines)
+    videos = tmp_path / "videos"
+    videos.mkdir()
+    for name in {Path(ln["oos_score"]["video_path"]).name for ln in lines}:
+        end = max(
+            ln["oos_score"]["query_time_sec"] for ln in lines if ln["oos_score"]["video_path"].endswith(name)
+        )
+        write_counter_video(videos / name, frames=math.ceil(end) + 2, fps=1, size=(448, 448), gop=30)
+    import_beyond3d_qa(rel, tmp_path / "b", videos=videos)
+
+    def requests(setting: str, protocol: str) -> dict[str, list[dict]]:
+        out = tmp_path / f"{setting}-{protocol}"
+        opts = {"protocol": protocol}
+        cfg = RunConfig(
+            bench=tmp_path / "b", model="oracle", out=out, setting=setting, options=opts, progress=False
+        )
+        assert run_benchmark(cfg).errors == 0
+        with ResponseStore(out / "responses.sqlite", readonly=True) as store:
+            return {sid: store.request(k)["messages"][0]["content"] for sid, _, _, k, _ in store.planned()}
+
+    assert requests("text", "official") == requests("text", "egoworld")
+    b = load_benchmark(tmp_path / "b")
+    official, ours = requests("frames", "official"), requests("frames", "egoworld")
+    for sid, parts in official.items():
+        media, text = parts[:-1], parts[-1]
+        assert text == ours[sid][-1]
+        (video,) = media
+        assert video["type"] == "video" and video["role"] == "clip" and video["first"] == 0
+        assert video["last"] == round(b.sample(sid).media.video.end_s)
+        assert ("marker" in video) == bool(b.sample(sid).media.frames)
+        assert all(p["type"] == "image" for p in ours[sid][:-1])  # egoworld: images
+    with pytest.raises(Exception, match="no 'last-frame' setting"):
+        requests("last-frame", "official")

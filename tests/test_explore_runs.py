@@ -624,3 +624,27 @@ def test_oracle_and_copy_initial_on_simulated_long_action_scenes(tmp_path: Path)
     assert oracle["n"] == copy["n"] == 4
     assert oracle["s_obj"] >= 95
     assert copy["s_obj"] < oracle["s_obj"] - 5 and copy["s_uni"] < oracle["s_uni"] - 5
+
+
+def test_official_protocol_sends_text_before_the_image(world_bench: Path, tmp_path: Path) -> None:
+    """``--option protocol=official``: the official API clients' order (prompt text, then the image); the
+    same text and image bytes as the egoworld protocol, which sends the image first; run.json records it."""
+    from egoworld.core.folders.store import ResponseStore
+
+    contents = {}
+    for protocol in ("egoworld", "official"):
+        out = tmp_path / protocol
+        cfg = _config(world_bench, out, "oracle", limit=2)
+        cfg.options["protocol"] = protocol
+        assert run_benchmark(cfg).errors == 0
+        with ResponseStore(out / "responses.sqlite", readonly=True) as store:
+            contents[protocol] = [
+                store.request(k)["messages"][0]["content"] for _, _, _, k, _ in store.planned()
+            ]
+        inputs = json.loads((out / "run.json").read_text())["inputs"]
+        assert inputs.get("protocol") == (None if protocol == "egoworld" else "official")
+    assert len(contents["official"]) == 2
+    for ours, theirs in zip(contents["egoworld"], contents["official"], strict=True):
+        assert [p["type"] for p in ours] == ["image", "text"]
+        assert [p["type"] for p in theirs] == ["text", "image"]
+        assert ours[::-1] == theirs

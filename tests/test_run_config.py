@@ -167,7 +167,7 @@ def test_unknown_or_bad_benchmark_options_are_refused_by_name(tmp_path):
     assert res.exit_code == 2, res.output
     line = " ".join(res.output.split())
     assert "--option segment_nm: benchmark 'explore' takes no run option 'segment_nm'" in line
-    assert "(its options: strategy, segment_num, window_size, turns, subset)" in line
+    assert "(its options: strategy, segment_num, window_size, turns, subset, protocol)" in line
     assert "did you mean --option segment_num=" in line
     assert len(res.output.strip().splitlines()) <= 3  # one line (wrapped by the terminal width at most)
     for item, message in (

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from egoworld.core.chains import ChainPlan
+from egoworld.core.input_protocol import PROTOCOL, PROTOCOLS, OfficialInputs
 from egoworld.core.prompts import PromptBuilder
 from egoworld.core.run_config import RunConfig
 from egoworld.core.schema import Sample
@@ -224,6 +225,11 @@ class RunOption:
 
 _TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
 
+#: the run option of a plug-in with ``official_inputs`` (`egoworld.core.input_protocol`)
+PROTOCOL_OPTION = RunOption(
+    PROTOCOL, str, "egoworld", "inputs: egoworld's layout | the official harness's", PROTOCOLS
+)
+
 
 def _one_of(choices: Sequence[str]) -> str:
     return " or ".join(choices) if len(choices) == 2 else "one of " + ", ".join(choices)
@@ -272,6 +278,8 @@ class BenchmarkPlugin:
     query_time: QueryTime | None = None
     lmms_eval_log: LmmsEvalLog | None = None
     plan_requests: PlanRequests | None = None
+    #: the official harness's inputs of a sample (``--option protocol=official``; declare `PROTOCOL_OPTION`)
+    official_inputs: OfficialInputs | None = None
     #: the run options ``plan_requests`` reads (``egoworld run --option NAME=VALUE``; listed in its --help)
     run_options: tuple[RunOption, ...] = ()
     #: the paper's leaderboard layout (default: one column per task and their macro average)

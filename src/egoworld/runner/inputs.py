@@ -14,6 +14,7 @@ from typing import Protocol
 
 from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.folders.files import InputFileError
+from egoworld.core.input_protocol import PROTOCOL, protocol_of
 from egoworld.core.model import Part
 from egoworld.core.schema import Sample
 from egoworld.media.formats import canonical_image_format
@@ -63,8 +64,18 @@ class InputSettings:
         return d
 
 
+def run_inputs(cfg: object) -> dict:
+    """run.json's ``inputs`` (part of every request key): the input settings, and ``protocol`` when it is
+    not ``egoworld`` (egoworld-protocol runs keep the keys they had before protocols existed)."""
+    d = InputSettings.from_config(cfg).describe()
+    protocol = protocol_of(getattr(cfg, "options", None) or {})
+    if protocol != "egoworld":
+        d[PROTOCOL] = protocol
+    return d
+
+
 class MediaInputs(Protocol):
-    """Builds the media parts of a request (implemented by the media engine)."""
+    """Builds the media parts of a request (implemented by the media engine; a `MediaSource`)."""
 
     def parts(self, bench: Benchmark, sample: Sample) -> list[Part]: ...
 
@@ -72,8 +83,15 @@ class MediaInputs(Protocol):
 
 
 class _NoMedia:
+    """The text setting: no media at all."""
+
     def parts(self, bench: Benchmark, sample: Sample) -> list[Part]:
         return []
+
+    def _none(self, *args: object) -> list[Part]:
+        raise ValueError("the text setting sends no media; this protocol needs --setting frames")
+
+    frame_count = frames_at = video_file = clip_video = _none
 
     def close(self) -> None:
         return None

@@ -16,7 +16,9 @@ the request store keeps. A sample's parts are built once and shared by its optio
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from egoworld.core.folders.bench_folder import Benchmark
@@ -75,6 +77,49 @@ class MediaParts:
 
     def close(self) -> None:
         self.engine.cache.close()
+
+    # -- what an input protocol asks for (`egoworld.core.input_protocol.MediaSource`) ---------------------
+    def _video(self, bench: Benchmark, sample: Sample) -> tuple[str, Video]:
+        if sample.media.video is None:
+            raise MediaError(Path(sample.id), f"sample {sample.id} has no video", fix="list media.video")
+        path = sample.media.video.path
+        return path, self.engine.video(bench.resolve(path))
+
+    def frame_count(self, bench: Benchmark, sample: Sample) -> int:
+        return self._video(bench, sample)[1].index.count
+
+    def frames_at(self, bench: Benchmark, sample: Sample, indices: Sequence[int], role: str) -> list[Part]:
+        path, video = self._video(bench, sample)
+        encs = self.engine.frames(video, [(i, self.prep) for i in indices])
+        out: list[Part] = []
+        for i, enc in zip(indices, encs, strict=True):
+            source = {"video": path, "frame": i, "time_s": round(video.index.time_of(i), 6), "role": role}
+            out.append(self._frame_part(video, i, self.prep, enc, None, source))
+        return out
+
+    def video_file(self, bench: Benchmark, sample: Sample) -> Part:
+        path, video = self._video(bench, sample)
+        size = video.path.stat().st_size
+        source = {"video": path, "role": "video-file", "frames": video.index.count}
+        return VideoPart(video.sha256, "video/mp4", video.path.read_bytes, None, source, size=size)
+
+    def clip_video(
+        self, bench: Benchmark, sample: Sample, last_marker: tuple[float, float] | None = None
+    ) -> Part:
+        path, video = self._video(bench, sample)
+        media = sample.media.video
+        assert media is not None
+        clip = Clip.of(video.index, media.start_s, media.end_s)
+        indices = list(range(clip.first, clip.last + 1))
+        times = [video.index.time_of(i) for i in indices]
+        preps = [self.prep] * (len(indices) - 1) + [self.prep.with_marker(last_marker)]
+        encs = self.engine.frames(video, list(zip(indices, preps, strict=True)))
+        enc = self.engine.clip(video, encs, times)
+        load = partial(self.engine.load, enc, partial(self.engine.clip, video, encs, times))
+        source: dict[str, Any] = {"video": path, "role": "clip", "first": clip.first, "last": clip.last}
+        if last_marker is not None:
+            source["marker"] = [float(last_marker[0]), float(last_marker[1])]
+        return VideoPart(enc.sha256, enc.mime, load, None, source, size=enc.size)
 
     # -- building -----------------------------------------------------------------------------------------
     def _build(self, bench: Benchmark, sample: Sample) -> list[Part]:

@@ -28,6 +28,7 @@ from egoworld.core.folders.files import read_json_object, write_json, write_json
 from egoworld.core.folders.lock import folder_lock
 from egoworld.core.folders.store import ResponseStore
 from egoworld.core.history import HISTORY_MODES
+from egoworld.core.input_protocol import PROTOCOL, protocol_of
 from egoworld.core.model import Model, ModelContext
 from egoworld.core.permutations import parse_mode
 from egoworld.core.plan import PlanItems, RunPlan, count_items, select_samples
@@ -39,7 +40,7 @@ from egoworld.models.preflight import served_model_warning
 from egoworld.models.spec import create_model
 from egoworld.runner.chain_runner import ChainRequests, chain_steps
 from egoworld.runner.figures import parse_price, usage_figures
-from egoworld.runner.inputs import InputSettings, check_media, open_inputs
+from egoworld.runner.inputs import InputSettings, check_media, open_inputs, run_inputs
 from egoworld.runner.ray_executor import execute_with_ray
 from egoworld.runner.response_cache import ResponseCache, open_optional_cache
 from egoworld.runner.summary import RunSummary
@@ -132,7 +133,7 @@ def chain_plan(chains: ChainPlan) -> RunPlan:
 def standard_manifest(cfg: RunConfig) -> dict[str, Any]:
     """The standard plan's run.json fields between ``model_spec`` and ``command``."""
     return {
-        "inputs": InputSettings.from_config(cfg).describe(),
+        "inputs": run_inputs(cfg),
         "permutations": cfg.permutations,
         "seed": cfg.seed,
         "epochs": cfg.epochs,
@@ -321,9 +322,11 @@ def planned_chains(bench: Benchmark, cfg: RunConfig) -> ChainPlan | None:
     benchmark options (``cfg.options``) that no plug-in takes are refused."""
     plugin = plugin_for(bench.name)
     plan = plugin.plan_requests(bench, cfg) if plugin.plan_requests is not None else None
-    if plan is None and cfg.options:
+    protocol_of(cfg.options)  # a bad value fails before anything is read
+    rest = sorted(k for k in cfg.options if k != PROTOCOL or plugin.official_inputs is None)
+    if plan is None and rest:
         raise ValueError(
-            f"benchmark {bench.name!r} takes no option(s) {', '.join(sorted(cfg.options))} "
+            f"benchmark {bench.name!r} takes no option(s) {', '.join(rest)} "
             "(they are another benchmark's run options)"
         )
     return plan

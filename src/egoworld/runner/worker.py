@@ -18,6 +18,7 @@ from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.folders.files import InputFileError
 from egoworld.core.folders.hashing import sha256_json
 from egoworld.core.folders.store import ResponseStore
+from egoworld.core.input_protocol import protocol_of
 from egoworld.core.keys import request_key
 from egoworld.core.model import Message, Model, Request, TextPart
 from egoworld.core.permutations import permutation_id
@@ -26,7 +27,7 @@ from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import RunConfig
 from egoworld.core.schema import Sample
 from egoworld.runner.call import call_and_store
-from egoworld.runner.inputs import InputSettings, MediaInputs
+from egoworld.runner.inputs import MediaInputs, run_inputs
 from egoworld.runner.response_cache import ResponseCache
 from egoworld.runner.summary import RunSummary
 from egoworld.scoring.extract import extract_answer
@@ -56,8 +57,11 @@ class ItemRequests:
     def __init__(self, cfg: RunConfig, bench: Benchmark, identity: dict[str, Any], media: MediaInputs):
         self.bench, self.identity, self.media = bench, identity, media
         self.history = cfg.history
-        self.prompt = plugin_for(bench.name).prompt
-        self.inputs = InputSettings.from_config(cfg).describe()
+        plugin = plugin_for(bench.name)
+        self.prompt = plugin.prompt
+        self.inputs = run_inputs(cfg)
+        self.setting = cfg.setting
+        self.official = plugin.official_inputs if protocol_of(cfg.options) == "official" else None
         self.linked = cfg.history == "pred"
         self.threaded = cfg.setting != "text"
 
@@ -75,7 +79,11 @@ class ItemRequests:
                     value = replies.get(next(d for d in item.deps if d[0] == dep_id))
                 steps.append((dep, prompt.answer_text(dep, value)))
             text = prompt.with_history(text, steps)
-        parts = [*self.media.parts(self.bench, s), TextPart(text)]
+        if self.official is not None:
+            given = self.official(self.bench, s, text, self.setting, self.media)  # type: ignore[arg-type]
+            parts = [*given.parts, TextPart(given.text)]
+        else:
+            parts = [*self.media.parts(self.bench, s), TextPart(text)]
         messages = (Message(role="user", content=tuple(parts)),)
         key = request_key(
             model=self.identity,

@@ -9,8 +9,9 @@ from egoworld.benchmarks.beyond3d import BENCHMARK_NAME, TASK_ORDER, TASK_TITLES
 from egoworld.benchmarks.beyond3d.lmms_log import LMMS_LOG
 from egoworld.benchmarks.beyond3d.official import official_score
 from egoworld.benchmarks.beyond3d.prompts import Beyond3DPromptBuilder
+from egoworld.benchmarks.beyond3d.protocol import official_inputs
 from egoworld.core.folders.bench_folder import Benchmark
-from egoworld.core.plugin import BenchmarkPlugin, ReportSection
+from egoworld.core.plugin import PROTOCOL_OPTION, BenchmarkPlugin, ReportSection
 from egoworld.core.schema import Sample
 
 
@@ -63,4 +64,6 @@ PLUGIN = BenchmarkPlugin(
     official_score=official_score,
     lmms_eval_log=LMMS_LOG,
     titles=dict(TASK_TITLES),
+    run_options=(PROTOCOL_OPTION,),
+    official_inputs=official_inputs,
 )

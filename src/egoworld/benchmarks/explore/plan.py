@@ -7,7 +7,7 @@ of requests that `egoworld run` sends (`egoworld.runner.chain_runner`).
   re-sends the initial image, so its request key covers that reply.
 
 The run options (`RUN_OPTIONS`, given as ``egoworld run --option NAME=VALUE`` and read from
-``RunConfig.options``) are ``strategy``, ``segment_num``, ``window_size``, ``turns`` and ``subset``; the setting is ``image`` (the initial scene image) or ``text``. A run given none of them in the
+``RunConfig.options``) are ``strategy``, ``segment_num``, ``window_size``, ``turns``, ``subset`` and ``protocol`` (``official``: the prompt text before the image, as the official API clients send it); the setting is ``image`` (the initial scene image) or ``text``. A run given none of them in the
 text setting is left to the standard runner (the one-go prompt, one request per sample and epoch), as
 `egoworld run` always did, so older run folders resume.
 """
@@ -32,8 +32,9 @@ from egoworld.benchmarks.explore.strategy import Strategy, clean_reply, step_lab
 from egoworld.core.chains import Chain, ChainPlan, Step
 from egoworld.core.folders.bench_folder import Benchmark
 from egoworld.core.folders.files import InputFileError, read_json_object
+from egoworld.core.input_protocol import PROTOCOL, Inputs, MediaSource, protocol_of
 from egoworld.core.model import Part, TextPart
-from egoworld.core.plugin import RunOption
+from egoworld.core.plugin import PROTOCOL_OPTION, RunOption
 from egoworld.core.run_config import RUN_MANIFEST, RunConfig
 from egoworld.core.schema import Sample
 
@@ -47,6 +48,7 @@ RUN_OPTIONS = (
         "turns", str, "single", "stepwise: one JSON-list reply | one turn per step", ("single", "multi")
     ),
     RunOption("subset", str, "full", "samples to run", SUBSETS),
+    PROTOCOL_OPTION,
 )
 OPTIONS = tuple(o.name for o in RUN_OPTIONS)
 _DEFAULTS = {o.name: o.default for o in RUN_OPTIONS}
@@ -123,8 +125,11 @@ def step_text(strategy: Strategy, step: int, segments: list[str], actions: str, 
     return next_turn_prompt(clean_reply(previous or ""), segments[step])
 
 
-def sample_chain(bench: Benchmark, sample: Sample, strategy: Strategy, setting: str) -> Chain:
-    """A sample's requests under ``strategy`` (reads the initial image's hash in the image setting)."""
+def sample_chain(
+    bench: Benchmark, sample: Sample, strategy: Strategy, setting: str, protocol: str = "egoworld"
+) -> Chain:
+    """A sample's requests under ``strategy`` (reads the initial image's hash in the image setting); under
+    the ``official`` protocol the text goes before the image, as the official API clients send it."""
     inst = instance_from_sample(sample)
     segments = strategy.segments(sample.question)
     golds = gold_replies(inst, strategy)
@@ -134,7 +139,8 @@ def sample_chain(bench: Benchmark, sample: Sample, strategy: Strategy, setting: 
 
     def prompt(step: int) -> Callable[[str | None], tuple[Part, ...]]:
         def parts(previous: str | None) -> tuple[Part, ...]:
-            return (*image, TextPart(step_text(strategy, step, segments, sample.question, previous)))
+            text = TextPart(step_text(strategy, step, segments, sample.question, previous))
+            return (text, *image) if protocol == "official" else (*image, text)
 
         return parts
 
@@ -169,8 +175,9 @@ def _check_plain(cfg: RunConfig) -> None:
 
 def plan_requests(bench: Benchmark, cfg: RunConfig) -> ChainPlan | None:
     """The plug-in hook: the run's chains, or None (text setting, no EXPLORE option) for the standard plan."""
-    if not cfg.options and cfg.setting != "image":
-        return None
+    protocol = protocol_of(cfg.options)
+    if not set(cfg.options) - {PROTOCOL} and cfg.setting != "image":
+        return None  # (the text setting's inputs are the same under both protocols)
     strategy, subset = strategy_of(cfg.options)
     if cfg.setting not in SETTINGS:
         raise ValueError(f"--setting {cfg.setting!r}: expected one of {', '.join(SETTINGS)}")
@@ -182,6 +189,8 @@ def plan_requests(bench: Benchmark, cfg: RunConfig) -> ChainPlan | None:
         check_images(bench, samples)
     _check_same_strategy(cfg, strategy)
     inputs = {"setting": cfg.setting, "explore": strategy.describe()}
+    if protocol != "egoworld":
+        inputs[PROTOCOL] = protocol
     selection = {"subset": subset, "tasks": cfg.tasks, "limit": cfg.limit}
     manifest = {
         "inputs": inputs,
@@ -204,8 +213,16 @@ def plan_requests(bench: Benchmark, cfg: RunConfig) -> ChainPlan | None:
     }
     return ChainPlan(
         samples=samples,
-        chain=lambda s: sample_chain(bench, s, strategy, cfg.setting),
+        chain=lambda s: sample_chain(bench, s, strategy, cfg.setting, protocol),
         inputs=inputs,
         manifest=manifest,
         label=strategy.label,
     )
+
+
+def official_inputs(bench: Benchmark, sample: Sample, text: str, setting: str, media: MediaSource) -> Inputs:
+    """The plug-in hook for the standard plan (the text setting): the official text-only input is egoworld's
+    prompt alone (the image setting always runs through `plan_requests`)."""
+    if setting != "text":
+        raise ValueError(f"EXPLORE's {setting!r} setting runs through its own plan, not the standard one")
+    return Inputs((), text)

@@ -13,7 +13,7 @@ from typing import Any
 
 from egoworld.benchmarks.explore import BENCHMARK_NAME, TASK_ORDER, TASK_SCENE
 from egoworld.benchmarks.explore.instances import instance_from_sample
-from egoworld.benchmarks.explore.plan import RUN_OPTIONS, plan_requests
+from egoworld.benchmarks.explore.plan import RUN_OPTIONS, official_inputs, plan_requests
 from egoworld.benchmarks.explore.prompts import describe_scene, one_go_prompt
 from egoworld.core.permutations import Permutation
 from egoworld.core.plugin import BenchmarkPlugin, LeaderboardColumn, ReportSection, ViewerPanel
@@ -118,6 +118,7 @@ PLUGIN = BenchmarkPlugin(
     report_sections=_sections,
     viewer_panels=_panels,
     plan_requests=plan_requests,
+    official_inputs=official_inputs,
     run_options=RUN_OPTIONS,
     leaderboard=_leaderboard,
     titles={

@@ -9,7 +9,8 @@ from pathlib import Path
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER
 from egoworld.benchmarks.vsi_wild.lmms_log import LMMS_LOG
 from egoworld.benchmarks.vsi_wild.official import official_score
-from egoworld.core.plugin import BenchmarkPlugin, LeaderboardColumn, ReportSection
+from egoworld.benchmarks.vsi_wild.protocol import official_inputs
+from egoworld.core.plugin import PROTOCOL_OPTION, BenchmarkPlugin, LeaderboardColumn, ReportSection
 
 
 def _sections(
@@ -41,5 +42,7 @@ PLUGIN = BenchmarkPlugin(
     official_score=official_score,
     lmms_eval_log=LMMS_LOG,
     leaderboard=_leaderboard,
+    run_options=(PROTOCOL_OPTION,),
+    official_inputs=official_inputs,
     titles={t: t for t in TASK_ORDER},  # Table 1 prints the abbreviations
 )
