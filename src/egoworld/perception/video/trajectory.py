@@ -83,14 +83,18 @@ class Trajectory:
         from egoworld.perception.video.trajectory_check import check_trajectory
 
         missing = [round(float(t), 6) for t, r in zip(self.times_s, self.registered, strict=True) if not r]
-        return {
-            "metric": self.metric,
-            "unit": "m" if self.metric else "unit",
-            "frames": len(self),
-            "registered": int(np.sum(self.registered)),
-            "registration_rate": round(self.registration_rate, 6),
-            "unregistered_s": missing,
-        } | self.notes | {"check": check_trajectory(self)}
+        return (
+            {
+                "metric": self.metric,
+                "unit": "m" if self.metric else "unit",
+                "frames": len(self),
+                "registered": int(np.sum(self.registered)),
+                "registration_rate": round(self.registration_rate, 6),
+                "unregistered_s": missing,
+            }
+            | self.notes
+            | {"check": check_trajectory(self)}
+        )
 
 
 class TrajectoryEstimator(Protocol):

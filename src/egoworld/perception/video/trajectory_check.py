@@ -87,7 +87,10 @@ def check_trajectory(traj: Trajectory) -> dict:
         if t[hi] - t[lo] > GAP_S:
             gap[a : b + 1] = True
     untrusted = (
-        _spans(t, jump, "jump") + _spans(t, back, "sawtooth") + _spans(t, held, "held") + _spans(t, gap, "gap")
+        _spans(t, jump, "jump")
+        + _spans(t, back, "sawtooth")
+        + _spans(t, held, "held")
+        + _spans(t, gap, "gap")
     )
     unit = "m" if traj.metric else "unit"
     counts = {
@@ -104,9 +107,14 @@ def check_trajectory(traj: Trajectory) -> dict:
         warnings.append(f"{counts['sawtooth_frames']} frame(s) in forward/back sawtooth")
     if counts["held_frames"]:
         why = ", ".join(f"{k} {v}" for k, v in (traj.notes.get("held_why") or {}).items())
-        warnings.append(f"{counts['held_frames']} frame(s) held over degenerate frame pairs" + (f" ({why})" if why else ""))
+        warnings.append(
+            f"{counts['held_frames']} frame(s) held over degenerate frame pairs"
+            + (f" ({why})" if why else "")
+        )
     if counts["gap_frames"]:
-        warnings.append(f"{counts['gap_frames']} frame(s) in registration gaps over {GAP_S:g} s (interpolated)")
+        warnings.append(
+            f"{counts['gap_frames']} frame(s) in registration gaps over {GAP_S:g} s (interpolated)"
+        )
     duration = float(t[-1] - t[0]) if n > 1 else 0.0
     covered = sum(s["end_s"] - s["start_s"] for s in untrusted)
     return {
@@ -118,8 +126,12 @@ def check_trajectory(traj: Trajectory) -> dict:
         "untrusted_s": untrusted,
         "untrusted_share": round(min(1.0, covered / duration), 4) if duration else 0.0,
         "warnings": warnings,
-        "rules": {"jump_factor": JUMP_FACTOR, "sawtooth_cos": SAWTOOTH_COS, "sawtooth_run": SAWTOOTH_RUN,
-                  "gap_s": GAP_S},  # fmt: skip
+        "rules": {
+            "jump_factor": JUMP_FACTOR,
+            "sawtooth_cos": SAWTOOTH_COS,
+            "sawtooth_run": SAWTOOTH_RUN,
+            "gap_s": GAP_S,
+        },  # fmt: skip
     }
 
 
@@ -128,4 +140,6 @@ def check_lines(episode: str, check: dict) -> list[str]:
     if check.get("ok", True):
         return []
     head = f"WARNING: {episode}: the trajectory is untrusted over {100 * check['untrusted_share']:.0f} % of its time"
-    return [head + ": " + "; ".join(check["warnings"]) + " (meta.perception.poses.check; VMR leaves these out)"]
+    return [
+        head + ": " + "; ".join(check["warnings"]) + " (meta.perception.poses.check; VMR leaves these out)"
+    ]
