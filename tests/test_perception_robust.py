@@ -204,7 +204,9 @@ def test_trajectory_only_perceive_and_build(truth: Path, tmp_path: Path) -> None
     assert res.exit_code == 0, res.output
     tasks = {json.loads(line)["task"] for line in (out / "samples.jsonl").open()}
     assert "VMR" in tasks and not tasks & {"VOO", "VOC"}, res.output
-    assert "VOO/VOC: no objects in every episode" in res.output and "--detector" in res.output, res.output
+    assert (
+        "VOO/VOC: not built — 1 of 1 episode(s) have no objects" in res.output and "--detector" in res.output
+    ), res.output
 
 
 def test_a_text_file_given_as_the_video_is_refused_without_a_marker(tmp_path: Path) -> None:

@@ -295,7 +295,7 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
     if settings.detector is None:
         rows: list[dict] = []
         say(f"{episode}: trajectory only (no --detector): poses, the four views and places, no objects; "
-            "`build vsi-wild` can build VMR and VPO from it, not VOO / VOC (they need objects)")  # fmt: skip
+            "`build vsi-wild` can build VMR from it (and VPO where the walk visits four places or more), not VOO / VOC (they need objects)")  # fmt: skip
     else:
         rows, objects = perceive_objects(folder, episode, views, traj, stride, settings, say)
     write_jsonl(folder / "appearances.jsonl", rows)

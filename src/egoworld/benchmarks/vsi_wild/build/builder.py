@@ -256,10 +256,14 @@ def build_vsi_wild(
     if bare and not cfg.streaming:
         cannot = [t for t in ("VOO", "VOC") if t in cfg.tasks]
         if cannot:
-            whole = "every episode" if len(bare) == len(srcs) else f"{len(bare)} of {len(srcs)} episodes"
-            notes.append(f"{'/'.join(cannot)}: no objects in {whole} ({', '.join(bare[:5])}"
-                         f"{', …' if len(bare) > 5 else ''}: perceived trajectory-only); perceive them with "
-                         "--detector to build these tasks")  # fmt: skip
+            what = (
+                "not built"
+                if len(bare) == len(srcs)
+                else f"built from {len(srcs) - len(bare)} episode(s) only"
+            )
+            notes.append(f"{'/'.join(cannot)}: {what} — {len(bare)} of {len(srcs)} episode(s) have no objects "
+                         f"({', '.join(bare[:5])}{', …' if len(bare) > 5 else ''}: perceived trajectory-only, "
+                         "without --detector); perceive them with --detector to build these tasks")  # fmt: skip
             say(notes[-1])
     if cfg.streaming:
         t = time.perf_counter()
