@@ -148,6 +148,10 @@ class VideoIndex:
         )
 
 
+#: FFmpeg demuxers that render any text file as "video" (ANSI art and its kin): never a real video container
+TEXT_DEMUXERS = {"tty", "bin", "xbin", "adf", "idf"}
+
+
 def probe(path: str | Path) -> VideoIndex:
     """Read the frame table of the first video stream of ``path`` (demux only)."""
     import av
@@ -158,6 +162,14 @@ def probe(path: str | Path) -> VideoIndex:
     except (av.error.FFmpegError, OSError) as exc:
         raise MediaError(path, f"cannot open the video; the file is damaged or truncated ({exc})") from exc
     try:
+        fmt = container.format.name
+        if set(fmt.split(",")) & TEXT_DEMUXERS:
+            raise MediaError(
+                path,
+                f"is not a video: FFmpeg reads it only as text art ({fmt} demuxer, "
+                f"{container.format.long_name or 'text'})",
+                fix="pass a video file (mp4, mkv, mov, …)",
+            )
         if not container.streams.video:
             raise MediaError(path, "has no video stream", fix="point the sample at a video file")
         stream = container.streams.video[0]

@@ -88,8 +88,13 @@ def read_camera(path: str | Path) -> PinholeCamera | FisheyeCamera | EquirectCam
 
     from egoworld.core.folders.files import explain_validation
 
+    data = read_json(path)
+    kinds = "pinhole, fisheye, equirect"
+    if not isinstance(data, dict) or data.get("kind") is None:
+        raise InputFileError(f"{path}: field 'kind' is missing; add \"kind\": one of {kinds} (the camera "
+                             "model, as episode.json's camera spells it)")  # fmt: skip
     try:
-        return TypeAdapter(CameraModel).validate_python(read_json(path))
+        return TypeAdapter(CameraModel).validate_python(data)
     except ValidationError as exc:
         raise InputFileError(
             f"{path}: {explain_validation(exc)}; write the camera as episode.json spells it"

@@ -2,7 +2,12 @@
 keyframe, an essential matrix (RANSAC) and `cv2.recoverPose`, chained.
 
 A frame becomes a keyframe once the median track moved ``min_parallax_px``; frames in between (and frames
-whose pose cannot be recovered) are interpolated and marked unregistered. Monocular steps have no scale:
+whose pose cannot be recovered) are interpolated and marked unregistered. Degenerate frame pairs never stop
+the estimate: a frame with too few corners (a black or blank frame) or whose tracks are collinear or
+static holds the last pose (unregistered), and OpenCV's own refusals (``cv2.error`` from
+``findEssentialMat`` / ``recoverPose``) count as such a pair; a keyframe without enough corners is replaced
+by the next frame that has them. ``notes["held_s"]`` lists the held frames' times, ``notes["held_why"]``
+counts them by reason (see `OpenCVOdometry._step`). Monocular steps have no scale:
 each step is given the length of the time it spans (constant speed), so the path is right up to Sim(3)
 only while the walker's speed is steady. A panorama is tracked in its front perspective view.
 """
@@ -64,6 +69,8 @@ class OpenCVOdometry:
         registered: list[bool] = []
         key_gray = key_pts = None
         key_pose, key_t = np.eye(4), 0.0
+        held: list[float] = []
+        why: dict[str, int] = {}
         for t, rgb in sampled_frames(video, self.stride):
             gray = cv2.cvtColor(sampler(rgb) if sampler else rgb, cv2.COLOR_RGB2GRAY)
             times.append(t)
@@ -73,9 +80,14 @@ class OpenCVOdometry:
                 registered.append(True)
                 continue
             step = self._step(key_gray, key_pts, gray, k)
-            if step is None:
-                poses.append(np.eye(4))
+            if isinstance(step, str) and step != "parallax":
+                held.append(round(float(t), 6))
+                why[step] = why.get(step, 0) + 1
+            if not isinstance(step, tuple):
+                poses.append(key_pose)  # held (filled in below between registered neighbours)
                 registered.append(False)
+                if step != "parallax" and self._degenerate(key_pts):  # a blank or one-line keyframe
+                    key_gray, key_pts, key_t = gray, self._corners(gray), t  # tracks start again here
                 continue
             rot, unit_t = step
             cur_from_key = np.eye(4)
@@ -92,27 +104,47 @@ class OpenCVOdometry:
             Provenance("opencv-odometry", "opencv-python-headless", self.settings()),
             False,
             reg,
-            {"keyframes": int(reg.sum())},
+            {
+                "keyframes": int(reg.sum()),
+                "held_s": held,
+                "held_why": why,
+            },
         )
+
+    def _degenerate(self, pts: NDArray | None) -> bool:
+        """Too few points, or all on one line (no essential matrix comes from them)."""
+        if pts is None or len(pts) < self.min_inliers:
+            return True
+        a = pts.reshape(-1, 2)
+        return bool(np.linalg.matrix_rank(np.c_[a - a.mean(0), np.ones(len(a))], tol=1.0) < 3)
 
     def _corners(self, gray: NDArray) -> NDArray | None:
         return cv2.goodFeaturesToTrack(gray, self.max_corners, 0.01, 5)
 
     def _step(
         self, key_gray: NDArray, key_pts: NDArray | None, gray: NDArray, k: NDArray
-    ) -> tuple[NDArray, NDArray] | None:
-        """Rotation and unit translation cur_from_key, or None while the parallax is too small."""
+    ) -> tuple[NDArray, NDArray] | str:
+        """Rotation and unit translation cur_from_key, else why not: ``"parallax"`` (too little motion yet:
+        the ordinary wait for the next keyframe), or a degenerate pair whose pose is held — ``"few-points"``
+        (a blank keyframe or frame), ``"collinear"`` tracks, ``"refused"`` (OpenCV raised) or ``"no-pose"``."""
         if key_pts is None or len(key_pts) < self.min_inliers:
-            return None
+            return "few-points"
         pts, status, _ = cv2.calcOpticalFlowPyrLK(key_gray, gray, key_pts, None)
         ok = status.reshape(-1) == 1
         a, b = key_pts.reshape(-1, 2)[ok], pts.reshape(-1, 2)[ok]
-        if len(a) < self.min_inliers or np.median(np.linalg.norm(b - a, axis=1)) < self.min_parallax_px:
-            return None
-        e, mask = cv2.findEssentialMat(a, b, k, method=cv2.RANSAC, prob=0.999, threshold=1.0)
-        if e is None or e.shape != (3, 3):
-            return None
-        n, rot, t, _ = cv2.recoverPose(e, a, b, k, mask=mask)
-        if n < self.min_inliers:
-            return None
+        if len(a) < self.min_inliers:
+            return "few-points"
+        if np.median(np.linalg.norm(b - a, axis=1)) < self.min_parallax_px:
+            return "parallax"
+        if self._degenerate(a):  # collinear points
+            return "collinear"
+        try:
+            e, mask = cv2.findEssentialMat(a, b, k, method=cv2.RANSAC, prob=0.999, threshold=1.0)
+            if e is None or e.shape != (3, 3):
+                return "no-pose"
+            n, rot, t, _ = cv2.recoverPose(e, a, b, k, mask=mask)
+        except cv2.error:  # e.g. "(-215:Assertion failed) ... in function 'solvePoly'" on degenerate tracks
+            return "refused"
+        if n < self.min_inliers or not (np.all(np.isfinite(rot)) and np.all(np.isfinite(t))):
+            return "no-pose"
         return rot, t.reshape(3)

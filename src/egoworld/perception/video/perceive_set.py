@@ -3,7 +3,8 @@
 An episode is named after its video (``<stem>``; ``<parent>_<stem>`` when two videos share a stem). A
 finished episode made with the same settings is skipped; one made with other settings is refused unless
 ``force``. Each episode is written under the build-in-progress marker (`egoworld.core.folders.loader.begin_write`),
-so a killed run leaves a folder every reader refuses and the next run makes again.
+so a killed run leaves a folder every reader refuses and the next run makes again; a refused input removes
+the episode's half-made folder (no marker left behind).
 """
 
 from __future__ import annotations
@@ -66,12 +67,19 @@ def _say(text: str) -> None:
 
 
 def perceive_one(video: Path, folder: Path, settings: PerceiveSettings, quiet: bool = False) -> Outcome:
-    """Perceive one video into ``folder`` (made afresh, under the marker)."""
+    """Perceive one video into ``folder`` (made afresh, under the marker). A refusal of the input (a file
+    that is not a video, a malformed trajectory or camera file, …) removes the half-made folder, marker and
+    all: nothing of it is worth keeping and the rerun starts afresh; a crash leaves the marker (readers
+    refuse the folder, the next run makes it again)."""
     start = time.perf_counter()
     if folder.exists():
         shutil.rmtree(folder)
     begin_write(folder, "world perceive")
-    PERCEIVERS[settings.kind](video, folder, settings, (lambda _m: None) if quiet else _say)
+    try:
+        PERCEIVERS[settings.kind](video, folder, settings, (lambda _m: None) if quiet else _say)
+    except (InputFileError, ValueError):
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     end_write(folder)
     return Outcome(folder.name, folder, "made", time.perf_counter() - start)
 

@@ -35,6 +35,7 @@ from egoworld.perception.video.instance_tracks import Instance, TrackSettings, t
 from egoworld.perception.video.place_visits import place_visits
 from egoworld.perception.video.reid3d import Rays
 from egoworld.perception.video.trajectory import Trajectory, frame_targets, sampled_frames
+from egoworld.perception.video.trajectory_check import check_lines
 
 Say = Callable[[str], None]
 KINDS = ("walk", "kitchen")
@@ -84,6 +85,10 @@ class PerceiveSettings:
         if self.kind == "kitchen":
             self.check_kitchen()
         if self.detector is None:
+            if self.kind == "walk":  # trajectory-only: poses, views and places, no objects
+                if self.vocabulary:
+                    raise ValueError("--vocabulary names what a detector looks for; give --detector too")
+                return
             raise ValueError(
                 "perceiving objects needs --detector (file:PATH, owlv2:DIR, grounding-dino:DIR or vlm:MODEL@URL)"
             )
@@ -112,21 +117,14 @@ class PerceiveSettings:
 
 
 def read_trajectory(spec: str, fps: float) -> Trajectory | None:
-    """A trajectory file (``.csv`` Aria MPS, a folder or ``images.txt`` COLMAP text with frame numbers in
-    image names at ``fps``, any other file TUM); None for ``colmap`` / ``odometry`` (estimated later)."""
-    from egoworld.perception.video.trajectory_import import read_colmap_text, read_mps, read_tum
+    """A trajectory file in any format `egoworld.perception.video.trajectory_import.read_trajectory_file`
+    recognises (TUM, COLMAP text, Aria MPS, egoworld's own ``poses.jsonl``); None for ``colmap`` /
+    ``odometry`` (estimated later)."""
+    from egoworld.perception.video.trajectory_import import read_trajectory_file
 
     if spec in ("colmap", "odometry"):
         return None
-    path = Path(spec)
-    if not path.exists():
-        raise InputFileError(f"{path}: no such trajectory file; --trajectory is colmap, odometry, or a TUM, "
-                             "COLMAP text or Aria MPS trajectory file")  # fmt: skip
-    if path.suffix == ".csv":
-        return read_mps(path)
-    if path.is_dir() or path.name == "images.txt":
-        return read_colmap_text(path, fps)
-    return read_tum(path)
+    return read_trajectory_file(spec, fps)
 
 
 def estimate_trajectory(
@@ -276,7 +274,8 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
                              "--kind walk reads 360° walks (export the equirectangular video)")  # fmt: skip
     episode = folder.name
     stride = settings.stride_for(index)
-    preflight(settings, episode, VIEW_ORDER)
+    if settings.detector is not None:
+        preflight(settings, episode, VIEW_ORDER)
     traj = read_trajectory(settings.trajectory, index.avg_fps or 1.0)
     pano = folder / f"pano{video.suffix.lower()}"
     link_into(video, pano)
@@ -289,13 +288,21 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
                                    settings.seed)  # fmt: skip
     if settings.scale is not None:
         traj = traj.scaled(settings.scale)
-    rows, objects = perceive_objects(folder, episode, views, traj, stride, settings, say)
+    poses = traj.provenance.record() | traj.summary()
+    for line in check_lines(episode, poses["check"]):
+        say(line)
+    objects: dict | None = None
+    if settings.detector is None:
+        rows: list[dict] = []
+        say(f"{episode}: trajectory only (no --detector): poses, the four views and places, no objects; "
+            "`build vsi-wild` can build VMR from it (and VPO where the walk visits four places or more), not VOO / VOC (they need objects)")  # fmt: skip
+    else:
+        rows, objects = perceive_objects(folder, episode, views, traj, stride, settings, say)
     write_jsonl(folder / "appearances.jsonl", rows)
     duration = max(index.end_s, float(traj.times_s[-1]))
     visits, places, place_prov = place_visits(traj, end_s=duration)
     write_jsonl(folder / "place_visits.jsonl", visits)
     write_jsonl(folder / "places.jsonl", places)
-    poses = traj.provenance.record() | traj.summary()
     perception = {
         "settings": settings.to_json(),
         "poses": poses,
@@ -316,7 +323,7 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
         poses=traj.track(),
         media=EpisodeMedia(video=pano.name, extra=extra),
         source={"loader": "egoworld.perception", "kind": "walk", "video": video.name},
-        meta={"views": views, "counts": objects["counts"], "perception": perception},
+        meta={"views": views, "counts": objects["counts"] if objects else {}, "perception": perception},
     )
     save_episode(ep, folder)
     return folder

@@ -77,15 +77,24 @@ class Trajectory:
         return Trajectory(self.times_s, m, self.provenance, True, self.registered, notes)
 
     def summary(self) -> dict:
-        """What ``episode.json`` records beside the provenance."""
+        """What ``episode.json`` records beside the provenance: ``metric`` and ``unit`` (``m``, or ``unit``:
+        lengths without a metric scale), registration, the notes and the self-check (``check``,
+        `egoworld.perception.video.trajectory_check`)."""
+        from egoworld.perception.video.trajectory_check import check_trajectory
+
         missing = [round(float(t), 6) for t, r in zip(self.times_s, self.registered, strict=True) if not r]
-        return {
-            "metric": self.metric,
-            "frames": len(self),
-            "registered": int(np.sum(self.registered)),
-            "registration_rate": round(self.registration_rate, 6),
-            "unregistered_s": missing,
-        } | self.notes
+        return (
+            {
+                "metric": self.metric,
+                "unit": "m" if self.metric else "unit",
+                "frames": len(self),
+                "registered": int(np.sum(self.registered)),
+                "registration_rate": round(self.registration_rate, 6),
+                "unregistered_s": missing,
+            }
+            | self.notes
+            | {"check": check_trajectory(self)}
+        )
 
 
 class TrajectoryEstimator(Protocol):

@@ -7,6 +7,13 @@
 * `read_mps(path)`: Aria MPS ``closed_loop_trajectory.csv`` (world_from_device, metres, so ``metric``);
   ``device_from_camera`` turns it into the camera's poses. Times: ``tracking_timestamp_us`` from the first.
 
+* `read_poses_jsonl(path)`: egoworld's own ``poses.jsonl`` (rows ``{"t", "world_from_camera": 4×4}``, as
+  `egoworld.world.poses.PoseTrack.to_rows` writes it); metric when the ``episode.json`` beside it says so.
+
+`read_trajectory_file(path, fps)` tells the format from the file (a folder or ``images.txt``: COLMAP text;
+else its first data line: a JSON object → ``poses.jsonl``, a header naming ``tracking_timestamp_us`` → Aria
+MPS, 8 numbers → TUM) and refuses anything else, listing the formats it reads.
+
 A missing column, a NaN or a malformed line raises `InputFileError` naming the file, the line and the fix.
 """
 
@@ -153,3 +160,75 @@ def read_mps(path: str | Path, device_from_camera: F64 | None = None) -> Traject
     frame = "camera" if device_from_camera is not None else "device"
     prov = _prov("aria-mps", path, time_offset_s=float(times[0]), pose_frame=frame)
     return Trajectory(times - times[0], mats, prov, metric=True)
+
+
+FORMATS = (
+    "TUM (`timestamp tx ty tz qx qy qz qw` lines), COLMAP text (images.txt or its folder), Aria MPS "
+    "closed_loop_trajectory.csv, or egoworld's poses.jsonl"
+)
+
+
+def read_poses_jsonl(path: str | Path) -> Trajectory:
+    """egoworld's ``poses.jsonl`` (see the module docstring)."""
+    import json
+
+    from egoworld.core.folders.files import iter_jsonl
+
+    path = Path(path)
+    fix = 'each line must be {"t": seconds, "world_from_camera": [[4 numbers] × 4]} (egoworld\'s poses.jsonl)'
+    times, mats, lines = [], [], []
+    for lineno, row in iter_jsonl(path):
+        m = np.asarray(row.get("world_from_camera"), dtype=object) if isinstance(row, dict) else None
+        if m is None or m.shape != (4, 4) or "t" not in row:
+            raise InputFileError(f"{path}, line {lineno}: not a pose row; {fix}")
+        vals = _numbers(path, lineno, [str(row["t"]), *map(str, m.ravel())], fix)
+        times.append(vals[0])
+        mats.append(vals[1:].reshape(4, 4))
+        lines.append(lineno)
+    t, m = _ordered(path, np.array(times), np.array(mats).reshape(-1, 4, 4), lines, fix)
+    metric, record = False, {}
+    header = path.parent / "episode.json"
+    if header.is_file():
+        try:
+            record = (json.loads(header.read_text(encoding="utf-8")).get("meta") or {}).get(
+                "perception"
+            ) or {}
+            record = record.get("poses") or {}
+            metric = bool(record.get("metric", False))
+        except (ValueError, AttributeError):
+            metric = False
+    prov = _prov("poses-jsonl", path, source_backend=record.get("backend"))
+    return Trajectory(t, m, prov, metric=metric)
+
+
+def _first_data_line(path: Path) -> str:
+    with open_text(path, "trajectory file") as fh:
+        for line in fh:
+            if line.strip() and not line.lstrip().startswith("#"):
+                return line.strip()
+    return ""
+
+
+def read_trajectory_file(path: str | Path, fps: float) -> Trajectory:
+    """A trajectory file of any format this module reads, told from the file (see the module docstring)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputFileError(f"{path}: no such trajectory file; --trajectory is colmap, odometry, or a file: "
+                             f"{FORMATS}")  # fmt: skip
+    if path.is_dir() or path.name == "images.txt":
+        return read_colmap_text(path, fps)
+    first = _first_data_line(path)
+    if first.startswith("{"):
+        return read_poses_jsonl(path)
+    if "tracking_timestamp_us" in first:
+        return read_mps(path)
+    parts = first.replace(",", " ").split()
+    if parts and all(re.fullmatch(r"[-+0-9.eEnaifNAIF]+", p) for p in parts):
+        return read_tum(path)  # numbers: TUM (a wrong count is named by line)
+    if path.suffix == ".csv":
+        return read_mps(path)  # names the missing columns
+    if path.suffix == ".jsonl":
+        return read_poses_jsonl(path)
+    head = first[:60] + ("…" if len(first) > 60 else "")
+    raise InputFileError(f"{path}: not a trajectory format egoworld reads (its first line: {head!r}); "
+                         f"give {FORMATS}")  # fmt: skip

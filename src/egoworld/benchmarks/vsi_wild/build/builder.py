@@ -20,27 +20,26 @@ from typing import Any
 import numpy as np
 
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, streaming
-
-from egoworld.benchmarks.vsi_wild.build import vmr
-
-from egoworld.benchmarks.vsi_wild.build import voc
-
-from egoworld.benchmarks.vsi_wild.build import voo
-
-from egoworld.benchmarks.vsi_wild.build import vpo
-from egoworld.benchmarks.vsi_wild.build.drafts import Draft, interleave_balance, select, to_samples, trim_to_blocks
+from egoworld.benchmarks.vsi_wild.build import vmr, voc, voo, vpo
 from egoworld.benchmarks.vsi_wild.build.config import BuildConfig
-from egoworld.benchmarks.vsi_wild.importer import TASKS
+from egoworld.benchmarks.vsi_wild.build.drafts import (
+    Draft,
+    interleave_balance,
+    select,
+    to_samples,
+    trim_to_blocks,
+)
 from egoworld.benchmarks.vsi_wild.build.mixes import VMR_MIX, VOC_MIX, built_mixes, total_variation
-from egoworld.world.walk_source import WalkSource, load_source
+from egoworld.benchmarks.vsi_wild.importer import TASKS
 from egoworld.benchmarks.vsi_wild.timing import GROUP_NAMES
-from egoworld.world.panorama_views import VIEW_ORDER
 from egoworld.core.folders.bench_folder import Benchmark, save_benchmark
 from egoworld.core.folders.files import InputFileError
-from egoworld.core.folders.loader import begin_write
 from egoworld.core.folders.hashing import sha256_file
+from egoworld.core.folders.loader import begin_write
 from egoworld.core.schema import Sample, TaskInfo
 from egoworld.world.episode_folder import find_episodes
+from egoworld.world.panorama_views import VIEW_ORDER
+from egoworld.world.walk_source import WalkSource, load_source
 
 STREAM_TASKS = {
     "VOC": TaskInfo(answer_type="integer", metric="mra", title="Continuous object counting (streaming)")
@@ -55,12 +54,14 @@ class BuildReport:
     seconds: dict[str, float] = field(default_factory=dict)
     candidates: dict[str, int] = field(default_factory=dict)
     images: int = 0
+    notes: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         m = self.bench.manifest
         counts = ", ".join(f"{t} {n}" for t, n in m.counts.items())
         out = [f"wrote {self.bench.root}: {len(self.bench.samples)} questions ({counts})"]
         out += [f"  {t}: {n} candidates" for t, n in self.candidates.items()]
+        out += [f"  {n}" for n in self.notes]
         for t, dist in m.answer_distribution.items():
             if m.tasks[t].answer_type == "choice":
                 out.append(f"  {t} correct letters: {dist}")
@@ -149,10 +150,13 @@ def _distributions(samples: Sequence[Sample]) -> dict[str, Any]:
     return out
 
 
-def view_drafts(task: str, src: WalkSource, view: str, path: str, cfg: BuildConfig) -> list[Draft]:
-    """The candidate questions of one task over one view video (before selection)."""
+def view_drafts(
+    task: str, src: WalkSource, view: str, path: str, cfg: BuildConfig, left_out: dict[str, int] | None = None
+) -> list[Draft]:
+    """The candidate questions of one task over one view video (before selection); ``left_out`` counts
+    VMR moments left out for untrusted poses, by reason."""
     if task == "VMR":
-        return vmr.drafts(src, view, path, cfg.vmr, cfg.seed)
+        return vmr.drafts(src, view, path, cfg.vmr, cfg.seed, left_out)
     if task == "VPO":
         return vpo.drafts(src, view, path, cfg.vpo, cfg.frames, cfg.seed)
     if task == "VOO":
@@ -160,8 +164,20 @@ def view_drafts(task: str, src: WalkSource, view: str, path: str, cfg: BuildConf
     return voc.drafts(src, view, path)
 
 
-def _task_drafts(task: str, srcs: list[WalkSource], paths: dict, cfg: BuildConfig) -> list[Draft]:
-    return [d for src in srcs for v in VIEW_ORDER for d in view_drafts(task, src, v, paths[(src.id, v)], cfg)]
+def _task_drafts(
+    task: str, srcs: list[WalkSource], paths: dict, cfg: BuildConfig, left_out: dict[str, int] | None = None
+) -> list[Draft]:
+    return [
+        d
+        for src in srcs
+        for v in VIEW_ORDER
+        for d in view_drafts(task, src, v, paths[(src.id, v)], cfg, left_out)
+    ]
+
+
+def objectless(srcs: list[WalkSource]) -> list[str]:
+    """Episodes perceived trajectory-only (``world perceive`` without ``--detector``): no objects."""
+    return [s.id for s in srcs if (s.episode.meta.get("perception") or {}).get("appearances", {}) is None]
 
 
 def _choose(task: str, drafts: list[Draft], cfg: BuildConfig) -> list[Draft]:
@@ -235,6 +251,20 @@ def build_vsi_wild(
     candidates: dict[str, int] = {}
     samples: list[Sample] = []
     images = 0
+    notes: list[str] = []
+    bare = objectless(srcs)
+    if bare and not cfg.streaming:
+        cannot = [t for t in ("VOO", "VOC") if t in cfg.tasks]
+        if cannot:
+            what = (
+                "not built"
+                if len(bare) == len(srcs)
+                else f"built from {len(srcs) - len(bare)} episode(s) only"
+            )
+            notes.append(f"{'/'.join(cannot)}: {what} — {len(bare)} of {len(srcs)} episode(s) have no objects "
+                         f"({', '.join(bare[:5])}{', …' if len(bare) > 5 else ''}: perceived trajectory-only, "
+                         "without --detector); perceive them with --detector to build these tasks")  # fmt: skip
+            say(notes[-1])
     if cfg.streaming:
         t = time.perf_counter()
         chosen = _stream_choose(srcs, paths, cfg)
@@ -244,8 +274,14 @@ def build_vsi_wild(
     else:
         for task in (t for t in TASK_ORDER if t in cfg.tasks):
             t = time.perf_counter()
-            drafts = _task_drafts(task, srcs, paths, cfg)
+            left_out: dict[str, int] = {}
+            drafts = _task_drafts(task, srcs, paths, cfg, left_out)
             candidates[task] = len(drafts)
+            if left_out:
+                why = ", ".join(f"{n} {r}" for r, n in sorted(left_out.items()))
+                notes.append(f"{task}: {sum(left_out.values())} candidate moments left out where the poses "
+                             f"cannot be trusted ({why}; meta.perception.poses.check, pose_flags)")  # fmt: skip
+                say(notes[-1])
             chosen = _choose(task, drafts, cfg)
             if task == "VPO":
                 by_src = {s.id: s for s in srcs}
@@ -259,6 +295,7 @@ def build_vsi_wild(
     if not samples:
         raise InputFileError(
             "no questions could be built from these worlds (too short, or no motion / objects)"
+            + "".join(f"; {n}" for n in notes)
         )
     builder = {
         "builder": "vsi-wild",
@@ -285,7 +322,7 @@ def build_vsi_wild(
         media_roots=sorted({os.path.dirname(p) for p in paths.values() if os.path.isabs(p)}),
     )
     report_seconds["save"] = time.perf_counter() - t
-    return BuildReport(bench, report_seconds, candidates, images)
+    return BuildReport(bench, report_seconds, candidates, images, notes)
 
 
 RULES = {

@@ -15,6 +15,8 @@ class VMRRules:
 
     window_s: float = 2.0  # half-window; at least one pose interval each side
     min_speed_m_s: float = 0.5  # every segment of the window at least this fast
+    # a trajectory without metric scale: the threshold is min_speed_m_s × its median moving speed ÷ this
+    walking_speed_m_s: float = 1.4
     max_turn_deg: float = 10.0  # segment directions and the camera's yaw stay within this of the answer
     max_off_deg: float = 20.0  # the answer direction lies within this of its class centre
     edge_s: float = 5.0  # moments this close to the start / end of the video are rejected

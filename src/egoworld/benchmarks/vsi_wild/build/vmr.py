@@ -7,13 +7,24 @@ Rules (thresholds in `VMRRules`, stored in the manifest):
 * Window: ``t ± W`` with ``W = max(window_s, one pose interval)``, cut into segments of one pose interval
   (at least 2). The answer angle is the horizontal displacement from ``t − W`` to ``t + W`` in the view's
   camera frame at ``t`` (x right, z forward): 0° forward, +90° right, ±180° backward, −90° left.
-* Steady: every segment moves at ≥ ``min_speed_m_s`` (too slow → rejected) and its direction, in the view
+* Steady: every segment moves at ≥ the minimum speed (too slow → rejected) and its direction, in the view
   frame of its own midpoint, stays within ``max_turn_deg`` of the answer; the camera's heading changes by at
   most ``max_turn_deg`` over the window.
 * Unambiguous: the answer lies within ``max_off_deg`` of a class centre — cardinal set (forward, right,
   backward, left) or diagonal set (forward-right, …) — so it is at least ``45 − max_off_deg`` from any
   boundary (near a boundary → rejected). The options are that set's four directions. With the defaults a
   direction measured anywhere in the window stays within 20 + 10 + 10 = 40° < 45° of the answer's centre.
+* The minimum speed is ``min_speed_m_s`` on a metric trajectory. A trajectory without metric scale
+  (``meta["perception"]["poses"]["metric"]`` False: monocular odometry, a scale-less file) measures in its
+  own units, so the threshold is put in them: ``min_speed_m_s × typical ÷ walking_speed_m_s``, where
+  ``typical`` is the median speed of the trajectory's moving pose steps (in its units per second) and
+  ``walking_speed_m_s`` (1.4) the walking speed it stands for — "at least 0.5 / 1.4 of the walk's usual
+  speed". (OpenCV odometry gives every step the same speed, 1 unit/s, so there the rule cannot tell a slow
+  sidestep from a walk: a metric trajectory, ``--scale`` or an Aria MPS import, is the cure.)
+* Untrusted poses: no moment whose window meets a span the trajectory's self-check marked
+  (``meta["perception"]["poses"]["check"]["untrusted_s"]``: jumps, sawtooth, held frames, registration gaps;
+  `egoworld.perception.video.trajectory_check`) or that ``egoworld world fix`` flagged
+  (``meta["pose_flags"]``); how many moments each reason left out is reported by the build.
 * Moments of one view video are at least ``min_separation_s`` apart.
 * Answer mix (`choose`): the release's shares of the two option sets (`mixes.VMR_MIX`: 78.8 % cardinal,
   21.2 % diagonal), each set a multiple of 4 questions with its four directions in turn, so each direction
@@ -34,15 +45,15 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.benchmarks.vsi_wild.build.drafts import Draft, select, weighted_merge
 from egoworld.benchmarks.vsi_wild.build.config import VMRRules
+from egoworld.benchmarks.vsi_wild.build.drafts import Draft, select, weighted_merge
 from egoworld.benchmarks.vsi_wild.build.mixes import VMR_MIX, VMR_SETS
-from egoworld.world.walk_source import ViewVideo, WalkSource
 from egoworld.benchmarks.vsi_wild.timing import duration_group, hms
 from egoworld.core.folders.hashing import seeded_rng
 from egoworld.core.schema import FrameInput, Media, VideoInput
 from egoworld.geometry.transforms import rotation_about
 from egoworld.world.fields import ref
+from egoworld.world.walk_source import ViewVideo, WalkSource
 
 CARDINAL = {"forward": 0.0, "right": 90.0, "backward": 180.0, "left": -90.0}
 DIAGONAL = {"forward-right": 45.0, "backward-right": 135.0, "backward-left": -135.0, "forward-left": -45.0}
@@ -83,10 +94,43 @@ def _turn(rot: NDArray, ref: NDArray) -> NDArray:
     return np.degrees(np.arctan2(fwd[..., 0], fwd[..., 2]))
 
 
+def poses_record(src: WalkSource) -> dict:
+    """``meta["perception"]["poses"]`` (empty for a world with true poses, e.g. a synthetic walk)."""
+    return dict((src.episode.meta.get("perception") or {}).get("poses") or {})
+
+
+def is_metric(src: WalkSource) -> bool:
+    """Whether the poses are in metres (true poses of a synthetic walk are; perceived ones say so)."""
+    return bool(poses_record(src).get("metric", True))
+
+
+def min_speed(src: WalkSource, rules: VMRRules) -> tuple[float, str]:
+    """The minimum segment speed in the trajectory's own units and that unit (see the module docstring)."""
+    if is_metric(src):
+        return rules.min_speed_m_s, "m/s"
+    poses = src.episode.poses
+    assert poses is not None
+    speed = np.linalg.norm(np.diff(poses.positions, axis=0), axis=1) / np.diff(poses.times_s)
+    moving = speed[speed > 1e-9]
+    typical = float(np.median(moving)) if len(moving) else 0.0
+    return rules.min_speed_m_s * typical / rules.walking_speed_m_s, "unit/s"
+
+
+def untrusted(src: WalkSource) -> list[tuple[float, float, str]]:
+    """Spans whose poses cannot be trusted: the self-check's and ``world fix``'s flags, with the reason."""
+    spans = [(float(f["start_s"]), float(f["end_s"]), "flagged by world fix")
+             for f in src.episode.meta.get("pose_flags") or []]  # fmt: skip
+    check = poses_record(src).get("check") or {}
+    spans += [(float(s["start_s"]), float(s["end_s"]), str(s.get("why", "self-check")))
+              for s in check.get("untrusted_s") or []]  # fmt: skip
+    return spans
+
+
 def analyse(src: WalkSource, view: ViewVideo, times: NDArray, rules: VMRRules) -> list[Moment | None]:
     """The motion at each of ``times`` (view video frame times); None where the rules reject it."""
     poses = src.episode.poses
     assert poses is not None
+    least, _unit = min_speed(src, rules)
     pose_dt = float(np.median(np.diff(poses.times_s)))
     w = max(rules.window_s, pose_dt)
     m = max(2, math.ceil(2 * w / pose_dt - 1e-9))
@@ -107,7 +151,7 @@ def analyse(src: WalkSource, view: ViewVideo, times: NDArray, rules: VMRRules) -
     out: list[Moment | None] = []
     for i, t in enumerate(times):
         steady = (
-            seg_speed[i].min() >= rules.min_speed_m_s
+            seg_speed[i].min() >= least
             and np.abs(wrap(seg_angle[i] - angle[i])).max() <= rules.max_turn_deg
             and turn[i] <= rules.max_turn_deg
         )
@@ -121,16 +165,26 @@ def analyse(src: WalkSource, view: ViewVideo, times: NDArray, rules: VMRRules) -
     return out
 
 
-def moments(src: WalkSource, view_name: str, rules: VMRRules, seed: int) -> list[Moment]:
-    """Accepted moments of one view video, at least ``min_separation_s`` apart (seeded choice)."""
+def moments(
+    src: WalkSource, view_name: str, rules: VMRRules, seed: int, left_out: dict[str, int] | None = None
+) -> list[Moment]:
+    """Accepted moments of one view video, at least ``min_separation_s`` apart (seeded choice);
+    ``left_out`` counts the candidate moments left out for untrusted poses, by reason."""
     view = src.views[view_name]
     t = view.times
     w = window_s(src, rules)
     lo, hi = rules.edge_s + w, min(view.duration_s, float(t[-1])) - rules.edge_s - w
     cand = t[(t >= lo) & (t <= hi)]
-    flags = [(f["start_s"], f["end_s"]) for f in src.episode.meta.get("pose_flags") or []]
-    if flags:  # `egoworld world fix` flagged these poses unreliable: no moment whose window meets them
-        cand = np.array([x for x in cand if not any(a <= x + w and x - w <= b for a, b in flags)])
+    flags = untrusted(src)
+    if flags:  # no moment whose window meets poses the self-check or `egoworld world fix` flagged
+        keep = []
+        for x in cand:
+            why = next((r for a, b, r in flags if a <= x + w and x - w <= b), None)
+            if why is None:
+                keep.append(x)
+            elif left_out is not None:
+                left_out[why] = left_out.get(why, 0) + 1
+        cand = np.array(keep)
     found = [m for m in analyse(src, view, cand, rules) if m is not None] if len(cand) else []
     seeded_rng(seed, src.id, view_name, "vmr").shuffle(found)
     kept: list[Moment] = []
@@ -149,13 +203,21 @@ def _span(t: float, w: float) -> tuple[float, float]:
     return (round(t - w, 6), round(t + w, 6))
 
 
-def drafts(src: WalkSource, view_name: str, video_path: str, rules: VMRRules, seed: int) -> list[Draft]:
-    """VMR drafts of one view video."""
+def drafts(
+    src: WalkSource,
+    view_name: str,
+    video_path: str,
+    rules: VMRRules,
+    seed: int,
+    left_out: dict[str, int] | None = None,
+) -> list[Draft]:
+    """VMR drafts of one view video (``left_out``: see `moments`)."""
     view = src.views[view_name]
     vid = src.video_id(view_name)
     w = window_s(src, rules)
+    least, unit = min_speed(src, rules)
     out = []
-    for m in moments(src, view_name, rules, seed):
+    for m in moments(src, view_name, rules, seed, left_out):
         stamp = hms(m.time_s)
         where = {"frame": "the indicated moment", "timestamp": stamp}.get(
             rules.moment, f"the indicated moment ({stamp})"
@@ -188,6 +250,7 @@ def drafts(src: WalkSource, view_name: str, video_path: str, rules: VMRRules, se
                     "option_set": m.option_set,
                     "angle_deg": round(m.angle_deg, 2),
                     "speed_m_s": round(m.speed_m_s, 3),
+                    **({} if unit == "m/s" else {"speed_unit": unit, "min_speed": round(least, 6)}),
                     "duration_s": round(view.duration_s, 6),
                     "duration_group": duration_group(view.duration_s),
                     "provenance": [
