@@ -206,6 +206,7 @@ SAME_JOB: dict[str, str] = {
     "plan": "a run's plan of work (the default in core, a benchmark's own request chains)",
     "outcome": "how a command that runs or scores a model ends on the console",
     "spec": "a ``--model`` / ``--detector`` spec string parsed into its object",
+    "protocol": "a benchmark's ``official`` input protocol (what the official harness shows the model)",
 }
 
 

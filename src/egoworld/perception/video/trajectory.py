@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from egoworld.media.decoder import decode_frames
 from egoworld.media.index import VideoIndex, probe
 from egoworld.perception.provenance import Provenance
+from egoworld.perception.video.trajectory_check import check_trajectory
 from egoworld.world.poses import PoseTrack
 
 F64 = NDArray[np.float64]
@@ -80,8 +81,6 @@ class Trajectory:
         """What ``episode.json`` records beside the provenance: ``metric`` and ``unit`` (``m``, or ``unit``:
         lengths without a metric scale), registration, the notes and the self-check (``check``,
         `egoworld.perception.video.trajectory_check`)."""
-        from egoworld.perception.video.trajectory_check import check_trajectory
-
         missing = [round(float(t), 6) for t, r in zip(self.times_s, self.registered, strict=True) if not r]
         return (
             {

@@ -21,9 +21,24 @@ whose window meets one (VSI-Super-Wild's VMR: `egoworld.benchmarks.vsi_wild.buil
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 import numpy as np
 
-from egoworld.perception.video.trajectory import Trajectory
+
+class CheckedTrack(Protocol):
+    """What the check reads of a trajectory (`egoworld.perception.video.trajectory.Trajectory`, which calls it)."""
+
+    @property
+    def times_s(self) -> Any: ...
+    @property
+    def positions(self) -> Any: ...
+    @property
+    def registered(self) -> Any: ...
+    @property
+    def metric(self) -> bool: ...
+    @property
+    def notes(self) -> dict: ...
 
 JUMP_FACTOR = 5.0
 SAWTOOTH_COS = -0.5
@@ -58,7 +73,7 @@ def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
     return out
 
 
-def check_trajectory(traj: Trajectory) -> dict:
+def check_trajectory(traj: CheckedTrack) -> dict:
     """The self-check of ``traj`` (see the module docstring)."""
     t, p = traj.times_s, traj.positions
     n = len(t)

@@ -190,7 +190,7 @@ def read_poses_jsonl(path: str | Path) -> Trajectory:
     header = path.parent / "episode.json"
     if header.is_file():
         try:
-            record = (json.loads(header.read_text(encoding="utf-8")).get("meta") or {}).get(
+            record = (json.loads(read_input_text(header, "episode header")).get("meta") or {}).get(
                 "perception"
             ) or {}
             record = record.get("poses") or {}
