@@ -252,6 +252,8 @@ def test_official_protocol_sends_the_prefix_as_one_video(data_dir: Path, tmp_pat
         assert video["type"] == "video" and video["role"] == "clip" and video["first"] == 0
         assert video["last"] == round(b.sample(sid).media.video.end_s)
         assert ("marker" in video) == bool(b.sample(sid).media.frames)
+        # the official marker style (ffmpeg's drawbox square: tests/test_media_overlays.py)
+        assert video.get("marker_style") == ("square" if "marker" in video else None)
         assert all(p["type"] == "image" for p in ours[sid][:-1])  # egoworld: images
     with pytest.raises(Exception, match="no 'last-frame' setting"):
         requests("last-frame", "official")

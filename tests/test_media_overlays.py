@@ -83,3 +83,49 @@ def test_overlay_names():
         with pytest.raises(ValueError, match="fisheye|overlay"):
             parse_overlays(bad)
     assert Prep(max_pixels=5).describe() != Prep(max_pixels=5, marker=(1, 2)).describe()
+
+
+def _ffmpeg_drawbox(rgb: np.ndarray, left: int, top: int) -> np.ndarray:
+    """FFmpeg's own ``drawbox`` (libavfilter through PyAV) with the official Beyond3D filter arguments."""
+    from fractions import Fraction
+
+    import av
+    from av.filter import Graph
+
+    h, w = rgb.shape[:2]
+    graph = Graph()
+    src = graph.add_buffer(width=w, height=h, format="rgb24", time_base=Fraction(1, 1))
+    box = graph.add("drawbox", f"x={left}:y={top}:w=8:h=8:color=red@0.95:t=fill")
+    sink = graph.add("buffersink")
+    src.link_to(box)
+    box.link_to(sink)
+    graph.configure()
+    src.push(av.VideoFrame.from_ndarray(rgb, format="rgb24"))
+    return sink.pull().to_ndarray(format="rgb24")
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "left", "top"),
+    [
+        (104.0, 204.0, 100, 200),
+        (10.5, 33.5, 6, 30),
+        (2.0, 1.0, 0, 0),
+        (447.9, 500.0, 440, 440),
+        (-3.0, 220.4, 0, 216),
+    ],
+)
+def test_square_marker_is_ffmpegs_drawbox_at_the_official_pixel(
+    x: float, y: float, left: int, top: int
+) -> None:
+    """The official protocol's marker: the pixels ffmpeg's ``drawbox`` paints where the official code puts
+    the box (centre clamped into the frame, rounded, minus 4, kept inside), colour within 2 levels."""
+    from egoworld.media.overlays import draw_square_marker
+
+    rng = np.random.default_rng(0)
+    frame = rng.integers(0, 256, (448, 448, 3), dtype=np.uint8)
+    ours = draw_square_marker(frame.copy(), x, y).astype(int)
+    theirs = _ffmpeg_drawbox(frame.copy(), left, top).astype(int)
+    changed = np.any(theirs != frame, axis=2)
+    assert np.array_equal(np.any(ours != frame, axis=2), changed)
+    assert changed[top : top + 8, left : left + 8].all() and changed.sum() == 64
+    assert np.abs(ours - theirs).max() <= 2

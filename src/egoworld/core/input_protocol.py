@@ -49,10 +49,15 @@ class MediaSource(Protocol):
         ...
 
     def clip_video(
-        self, bench: Benchmark, sample: Sample, last_marker: tuple[float, float] | None = None
+        self,
+        bench: Benchmark,
+        sample: Sample,
+        last_marker: tuple[float, float] | None = None,
+        marker_style: str = "ring",
     ) -> Part:
         """Every frame of the sample's clip (start_s … end_s) as one video part at the video's frame rate;
-        ``last_marker``: a red marker at this pixel on the clip's last frame."""
+        ``last_marker``: a red marker at this pixel on the clip's last frame (``marker_style``: egoworld's
+        ``ring`` or the official Beyond3D ``square``)."""
         ...
 
 

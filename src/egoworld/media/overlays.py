@@ -116,6 +116,27 @@ def burn_timestamp(rgb: np.ndarray, seconds: float, radius_frac: float | None) -
     return rgb
 
 
+#: the official Beyond3D marker: ffmpeg ``drawbox`` of an 8 px square, ``color=red@0.95:t=fill``
+SQUARE_MARKER_PX = 8
+SQUARE_MARKER_ALPHA = 0.95
+
+
+def draw_square_marker(rgb: np.ndarray, x: float, y: float, size: int = SQUARE_MARKER_PX) -> np.ndarray:
+    """The official Beyond3D marker at pixel (x, y) of this frame (in place): the centre clamped into the
+    frame and rounded (Python's ``round``), a ``size`` px square from ``centre - size // 2`` kept inside
+    the frame, filled red at 95 % opacity (``_extract_marked_prefix_video``'s geometry)."""
+    h, w = rgb.shape[:2]
+    cx = max(0.0, min(float(w - 1), x))
+    cy = max(0.0, min(float(h - 1), y))
+    size = max(1, size)
+    left = max(0, min(max(0, w - size), round(cx) - size // 2))
+    top = max(0, min(max(0, h - size), round(cy) - size // 2))
+    box = rgb[top : top + size, left : left + size].astype(np.float64)
+    box = SQUARE_MARKER_ALPHA * np.asarray(MARKER_RGB, np.float64) + (1 - SQUARE_MARKER_ALPHA) * box
+    rgb[top : top + size, left : left + size] = np.round(box).astype(rgb.dtype)
+    return rgb
+
+
 def draw_marker(rgb: np.ndarray, x: float, y: float) -> np.ndarray:
     """A red ring with a red centre dot at pixel (x, y) of this frame (in place)."""
     h, w = rgb.shape[:2]

@@ -16,12 +16,14 @@ from egoworld.media import overlays
 #: bump when decoding, resizing or drawing changes the pixels for the same parameters
 PREP_VERSION = "1"
 OVERLAYS = ("timestamp", "fisheye")
+MARKER_STYLES = ("ring", "square")
 
 
 @dataclass(frozen=True)
 class Prep:
     """``max_pixels`` (0: native size), fisheye mask radius (fraction of half the short side, or None),
-    timestamp burned in, red marker at a source-pixel position, ``image_format`` (a canonical spec of
+    timestamp burned in, red marker at a source-pixel position (``marker_style``: egoworld's ``ring`` or the
+    official Beyond3D ``square``), ``image_format`` (a canonical spec of
     `egoworld.media.formats`: png, jpeg:Q, webp:Q)."""
 
     max_pixels: int = 0
@@ -29,6 +31,7 @@ class Prep:
     timestamp: bool = False
     marker: tuple[float, float] | None = None
     image_format: str = "png"
+    marker_style: str = "ring"
 
     def describe(self) -> dict[str, Any]:
         d: dict[str, Any] = {"v": PREP_VERSION, "max_pixels": self.max_pixels}
@@ -38,12 +41,16 @@ class Prep:
             d["timestamp"] = True
         if self.marker is not None:
             d["marker"] = [float(self.marker[0]), float(self.marker[1])]
+            if self.marker_style != "ring":  # ring keys stay as they were before styles existed
+                d["marker_style"] = self.marker_style
         if self.image_format != "png":  # png keys stay as they were before formats existed
             d["format"] = self.image_format
         return d
 
-    def with_marker(self, marker: tuple[float, float] | None) -> Prep:
-        return replace(self, marker=marker)
+    def with_marker(self, marker: tuple[float, float] | None, style: str = "ring") -> Prep:
+        if style not in MARKER_STYLES:
+            raise ValueError(f"marker style {style!r}: expected one of {', '.join(MARKER_STYLES)}")
+        return replace(self, marker=marker, marker_style=style)
 
     @property
     def draws(self) -> bool:
@@ -61,7 +68,8 @@ class Prep:
         if self.marker is not None:
             sx = rgb.shape[1] / source_size[0]
             sy = rgb.shape[0] / source_size[1]
-            overlays.draw_marker(rgb, self.marker[0] * sx, self.marker[1] * sy)
+            draw = overlays.draw_square_marker if self.marker_style == "square" else overlays.draw_marker
+            draw(rgb, self.marker[0] * sx, self.marker[1] * sy)
         return rgb
 
 

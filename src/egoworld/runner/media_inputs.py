@@ -104,7 +104,11 @@ class MediaParts:
         return VideoPart(video.sha256, "video/mp4", video.path.read_bytes, None, source, size=size)
 
     def clip_video(
-        self, bench: Benchmark, sample: Sample, last_marker: tuple[float, float] | None = None
+        self,
+        bench: Benchmark,
+        sample: Sample,
+        last_marker: tuple[float, float] | None = None,
+        marker_style: str = "ring",
     ) -> Part:
         path, video = self._video(bench, sample)
         media = sample.media.video
@@ -112,13 +116,15 @@ class MediaParts:
         clip = Clip.of(video.index, media.start_s, media.end_s)
         indices = list(range(clip.first, clip.last + 1))
         times = [video.index.time_of(i) for i in indices]
-        preps = [self.prep] * (len(indices) - 1) + [self.prep.with_marker(last_marker)]
+        preps = [self.prep] * (len(indices) - 1) + [self.prep.with_marker(last_marker, marker_style)]
         encs = self.engine.frames(video, list(zip(indices, preps, strict=True)))
         enc = self.engine.clip(video, encs, times)
         load = partial(self.engine.load, enc, partial(self.engine.clip, video, encs, times))
         source: dict[str, Any] = {"video": path, "role": "clip", "first": clip.first, "last": clip.last}
         if last_marker is not None:
             source["marker"] = [float(last_marker[0]), float(last_marker[1])]
+            if marker_style != "ring":
+                source["marker_style"] = marker_style
         return VideoPart(enc.sha256, enc.mime, load, None, source, size=enc.size)
 
     # -- building -----------------------------------------------------------------------------------------

@@ -4,8 +4,8 @@
 
 * text setting (the official ``without_video``): the prompt alone, as under the egoworld protocol;
 * frames setting (``with_video``): the video from 0 to the query time as one video part (the official
-  ``ffmpeg`` prefix, at the video's own frame rate), the anchor object's red marker on its last frame for the
-  marked questions, then the prompt; no separate query-frame image;
+  ``ffmpeg`` prefix, at the video's own frame rate), the anchor object's marker on its last frame for the
+  marked questions in the official style (an 8 px red square at 95 % opacity, ``drawbox``), then the prompt; no separate query-frame image;
 * last-frame: the official task has no such setting (only a step-1 debugging switch), so it is refused.
 """
 
@@ -23,4 +23,5 @@ def official_inputs(bench: Benchmark, sample: Sample, text: str, setting: str, m
     if setting != "frames":
         raise ValueError(f"the official Beyond3D harness has no {setting!r} setting: use text or frames")
     markers = [f.marker for f in sample.media.frames if f.marker is not None]
-    return Inputs((media.clip_video(bench, sample, markers[-1] if markers else None),), text)
+    marker = markers[-1] if markers else None
+    return Inputs((media.clip_video(bench, sample, marker, "square"),), text)
