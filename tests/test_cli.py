@@ -79,27 +79,50 @@ def test_errors_name_the_file_and_the_fix(tmp_path):
     assert result.exit_code == 2 and "run.json" in result.output
 
 
-def test_demo_official_part(tmp_path, data_dir):
+@pytest.mark.slow
+def test_demo_small_takes_every_benchmark_through_every_stage(tmp_path, data_dir):
+    """``egoworld demo --small``: one folder layout per part, warnings said once, one final table that names
+    every benchmark, setting and model."""
     out = tmp_path / "demo"
-    result = runner.invoke(
-        app,
-        ["demo", "--out", str(out), "--data", str(data_dir), "--parts", "vsi-official", "--per-task", "5"],
-    )
+    result = runner.invoke(app, ["demo", "--small", "--out", str(out), "--data", str(data_dir)])
     assert result.exit_code == 0, result.output
+    for part, folders in (
+        ("vsi-wild-official", {"bench", "runs"}),
+        ("beyond3d", {"worlds", "bench", "runs"}),
+        ("vsi-wild-synthetic", {"worlds", "bench", "runs"}),
+        ("explore", {"worlds", "bench", "runs"}),
+    ):
+        assert {p.name for p in (out / part).iterdir()} == folders, part
     page = (out / "report" / "index.html").read_text()
-    assert "vsi_wild" in page and "VMR" in page and "Shuffle24" in page
+    assert "VMR" in page and "Shuffle24" in page
     stages = [
-        line.split() for line in result.output.splitlines() if line.startswith(("vsi-official ", "report "))
+        line.split()[0]
+        for line in result.output.splitlines()
+        if line.split()[:1]
+        and line.split()[0] in ("vsi-official", "beyond3d", "vsi-synthetic", "explore", "report", "total")
     ]
-    assert [row[0] for row in stages] == ["vsi-official", "report"], (
+    assert stages[-6:] == ["vsi-official", "beyond3d", "vsi-synthetic", "explore", "report", "total"], (
         result.output
-    )  # the per-stage timing table
-    assert "total" in result.output
-    table = result.output[result.output.index("results") :]  # the demo ends with one table of every run
+    )
+    warnings = [line for line in result.output.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == len(set(warnings)), warnings  # each said once
+    table = result.output[result.output.rindex("results") :]  # the demo ends with one table of every run
     rows = [" ".join(line.split()) for line in table.splitlines()]
-    for model in ("random", "prior", "oracle"):
-        assert any(r.startswith(f"VSI-Super-Wild (official questions) text only {model} ") for r in rows), (
-            table
-        )
+    expected = [
+        ("VSI-Super-Wild (official questions) text only", ("random", "prior", "oracle")),
+        ("Beyond3D (synthetic kitchens) text only", ("random", "prior", "oracle")),
+        ("Beyond3D (synthetic kitchens) video + text", ("random", "oracle")),
+        ("Beyond3D (synthetic kitchens) last frame + text", ("random", "oracle")),
+        ("VSI-Super-Wild (synthetic walk) video + text", ("random", "prior", "oracle")),
+        ("EXPLORE-Bench (synthetic scenes, lexical judge) image", ("copy-initial", "replay", "oracle")),
+    ]
+    for part, models in expected:
+        for model in models:
+            assert any(r.startswith(f"{part} {model} ") for r in rows), (part, model, table)
+    assert sum(1 for r in rows if r.endswith(("(overall)", "(macro)"))) == 16, table
+
+
+def test_demo_refuses_an_unknown_part(tmp_path):
+    out = tmp_path / "demo"
     result = runner.invoke(app, ["demo", "--out", str(out), "--parts", "nope"])
     assert result.exit_code == 2 and "unknown demo part" in result.output

@@ -113,3 +113,20 @@ def test_report_pages_auto_all_none_link_only_to_written_pages(tmp_path, monkeyp
     none = tmp_path / "none"
     build_report(runs, none, pages="none")
     assert not list((none / "samples").rglob("*.html")) and not _broken_links(none)
+
+
+def test_two_builds_in_folders_of_one_name_keep_their_own_sections(tmp_path):
+    """``a/bench`` and ``b/bench`` (two builds of one benchmark): each has its section and its table files."""
+    runs = []
+    for where, n in (("a", 8), ("b", 12)):
+        bench = balanced_mc_bench(tmp_path / where / "bench", n_mc=n, n_int=4)
+        out = tmp_path / where / "runs" / "oracle"
+        run_benchmark(RunConfig(bench=bench.root, model="oracle", out=out, progress=False))
+        runs.append(out)
+    build_report(runs, tmp_path / "report")
+    mains = sorted(p.name for p in (tmp_path / "report").glob("*_main.csv"))
+    assert len(mains) == 2, mains
+    counts = sorted(
+        len(list(csv.reader(io.StringIO(p.read_text())))) for p in (tmp_path / "report").glob("*_main.csv")
+    )
+    assert counts[0] == counts[1] == 2  # header + the oracle's row, in each

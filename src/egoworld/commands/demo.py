@@ -23,8 +23,19 @@ def demo(
         ),
     ] = None,
     per_task: Annotated[
-        int, typer.Option(help="Official VSI-Super-Wild: questions per task in the subset.")
-    ] = 250,
+        int | None,
+        typer.Option(
+            help="Official VSI-Super-Wild: questions per task in the subset (default 250; --small: 5)."
+        ),
+    ] = None,
+    small: Annotated[
+        bool,
+        typer.Option(
+            "--small",
+            help="The smallest demo that takes every benchmark through every stage (fewer questions, kitchens, "
+            "walks and scenes): a check of the installation in a few minutes.",
+        ),
+    ] = False,
     parts: Annotated[
         str | None,
         typer.Option(
@@ -37,9 +48,10 @@ def demo(
     in all three settings; VSI-Super-Wild built from a synthetic walk; EXPLORE-Bench built from synthetic
     action scenes. One report covers every run."""
     from egoworld.demo import run_demo
+    from egoworld.demo.size import FULL, SMALL
 
     chosen = tuple(p.strip() for p in parts.split(",") if p.strip()) if parts else None
-    index = run_demo(out=out, data=data, per_task=per_task, parts=chosen)
+    index = run_demo(out=out, data=data, per_task=per_task, parts=chosen, size=SMALL if small else FULL)
     console.print(f"demo report: {index}")
     console.print(
         f"look at every sample in the browser: egoworld view {out}", highlight=False, soft_wrap=True

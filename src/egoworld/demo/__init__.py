@@ -9,7 +9,9 @@ benchmarks, with the built-in baselines.
 4. EXPLORE-Bench from synthetic action scenes: `copy-initial`, `replay` and `oracle`, scored with the built-in
    lexical judge (labelled as not comparable to the paper's LLM judge).
 
-One report covers every run. Parts that are already complete are reused on a rerun. The demo is the top
+Each part writes ``OUT/<part>/{worlds,bench,runs}`` (``vsi-wild-official`` has no worlds: it imports the
+released questions; ``beyond3d`` has two benchmarks, ``bench/all-settings`` and the smaller ``bench/video``);
+one report over every run is ``OUT/report``. Parts that are already complete are reused on a rerun. The demo is the top
 floor: it composes the stages below and names the benchmarks; `beyond3d` and `vsi_wild` hold those parts
 (also run alone by ``egoworld beyond3d demo`` / ``egoworld vsi-wild demo``, `egoworld.demo.cli`).
 """
@@ -26,6 +28,7 @@ from rich.console import Console
 
 from egoworld.core.folders.files import InputFileError
 from egoworld.core.run_config import RunConfig
+from egoworld.demo.size import FULL, DemoSize
 
 # the heavier parts (the report's plots load matplotlib) are imported where used: every `egoworld` command
 # loads this package through the demo commands' entry points
@@ -71,12 +74,12 @@ def vsi_official(out: Path, data: Path, per_task: int, say: Callable[[str], None
     from egoworld.runner.run import run_benchmark
     from egoworld.scoring.score import score_run
 
-    bench_dir = out / "bench" / "vsi_wild_official"
+    bench_dir = out / "bench"
     bench = import_vsi_wild_qa(qa, bench_dir)
     say(f"{len(bench.samples)} questions → {bench_dir}")
     runs = []
     for model in DEMO_MODELS:
-        run_dir = out / "runs" / f"vsi_wild_official_{model}"
+        run_dir = out / "runs" / model
         cfg = RunConfig(
             bench=bench_dir,
             model=model,
@@ -87,25 +90,27 @@ def vsi_official(out: Path, data: Path, per_task: int, say: Callable[[str], None
             concurrency=4,
             progress=False,
         )
-        say(f"{model}: {run_benchmark(cfg).line()}")
-        say(summary_line(score_run(run_dir)))
+        say(run_benchmark(cfg).line(model))
+        say(f"{model}: {summary_line(score_run(run_dir))}")
         runs.append(run_dir)
     return runs
 
 
-def beyond3d(out: Path, say: Callable[[str], None]) -> list[Path]:
+def beyond3d(out: Path, say: Callable[[str], None], size: DemoSize = FULL) -> list[Path]:
     from egoworld.demo.beyond3d import demo_runs
 
-    return demo_runs(out / "beyond3d", anchors=80, controls=80, sim=True, say=say)
+    return demo_runs(
+        out / "beyond3d", anchors=size.anchors, controls=size.anchors, sim=True, say=say, size=size
+    )
 
 
-def vsi_synthetic(out: Path, say: Callable[[str], None]) -> list[Path]:
+def vsi_synthetic(out: Path, say: Callable[[str], None], size: DemoSize = FULL) -> list[Path]:
     if importlib.util.find_spec("egoworld.benchmarks.vsi_wild.build.builder") is None:
         say("VSI-Super-Wild builder not installed in this build: skipped")
         return []
     from egoworld.demo.vsi_wild import demo_runs
 
-    return demo_runs(out / "vsi_wild_synthetic", say=say)
+    return demo_runs(out / "vsi-wild-synthetic", say=say, per_task=size.walk_per_task, walks=size.walks)
 
 
 def explore(out: Path, say: Callable[[str], None], *, episodes: int = 24) -> list[Path]:
@@ -118,11 +123,12 @@ def explore(out: Path, say: Callable[[str], None], *, episodes: int = 24) -> lis
     worlds = out / "explore" / "worlds"
     synth_world_set("actions", worlds, episodes, 0, ActionConfig())
     bench = out / "explore" / "bench"
+    runs_dir = out / "explore" / "runs"
     built = build_from_world([worlds], bench, seed=0, tiny_size=min(episodes, 100))
     say(f"EXPLORE: {len(built.samples)} instances from {episodes} synthetic action scenes")
     runs = []
     for model in ("copy-initial", "replay", "oracle"):
-        run_dir = out / "runs" / f"explore_{model}"
+        run_dir = runs_dir / model
         summary = run_benchmark(
             RunConfig(
                 bench=bench,
@@ -133,36 +139,51 @@ def explore(out: Path, say: Callable[[str], None], *, episodes: int = 24) -> lis
                 progress=False,
             )
         )
-        say(f"{model}: {summary.line()}")
+        say(summary.line(model))
         runs.append(run_dir)
     return runs
 
 
 def run_demo(
-    *, out: Path, data: Path | None, per_task: int = 250, parts: tuple[str, ...] | None = None
+    *,
+    out: Path,
+    data: Path | None,
+    per_task: int | None = None,
+    parts: tuple[str, ...] | None = None,
+    size: DemoSize = FULL,
 ) -> Path:
-    """Run the demo parts into ``out`` and write one report; returns the path of its ``index.html``."""
+    """Run the demo parts into ``out`` at ``size`` and write one report; returns the path of its
+    ``index.html`` (``per_task``: the official VSI-Super-Wild questions per task, else the size's)."""
+    official_per_task = size.official_per_task if per_task is None else per_task
     console = Console(stderr=True)
+    said: set[str] = set()
 
     def say(text: str) -> None:
-        console.print(text, highlight=False)
+        """Print ``text``; a warning line the demo printed before is left out (said once)."""
+        lines = [ln for ln in text.split("\n") if not (ln.startswith("warning: ") and ln in said)]
+        said.update(ln for ln in lines if ln.startswith("warning: "))
+        if lines:
+            console.print("\n".join(lines), highlight=False)
 
     out = Path(out)
     chosen = parts or ("vsi-official", "beyond3d", "vsi-synthetic", "explore")
     steps = {
         "vsi-official": (
             "VSI-Super-Wild, official questions (text only, Shuffle24)",
-            lambda: vsi_official(out, resolve_data(data), per_task, say),
+            lambda: vsi_official(out / "vsi-wild-official", resolve_data(data), official_per_task, say),
         ),
         "beyond3d": (
             "Beyond3D from synthetic kitchens (text, video + text, last frame + text)",
-            lambda: beyond3d(out, say),
+            lambda: beyond3d(out, say, size),
         ),
         "vsi-synthetic": (
             "VSI-Super-Wild from a synthetic panoramic walk (128 frames, Shuffle24)",
-            lambda: vsi_synthetic(out, say),
+            lambda: vsi_synthetic(out, say, size),
         ),
-        "explore": ("EXPLORE-Bench from synthetic action scenes (lexical judge)", lambda: explore(out, say)),
+        "explore": (
+            "EXPLORE-Bench from synthetic action scenes (lexical judge)",
+            lambda: explore(out, say, episodes=size.explore_scenes),
+        ),
     }
     unknown = set(chosen) - set(steps)
     if unknown:
@@ -184,9 +205,9 @@ def run_demo(
     started = _clocks()
     index = build_report(runs, out / "report")
     timings.append(("report", *_since(started)))
-    console.print(stage_table(timings), highlight=False)
+    console.print(stage_table(timings), highlight=False, soft_wrap=True)
     console.rule("results")
-    console.print(results_table(parts_of), highlight=False)
+    console.print(results_table(parts_of), highlight=False, soft_wrap=True)
     return index
 
 

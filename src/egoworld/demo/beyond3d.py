@@ -3,13 +3,15 @@
 The kitchens come from the simulator (`egoworld.sim.kitchen.synth`, rendered to video with exact visibility);
 the baselines run text-only on the whole benchmark and in the video + text and last frame + text settings
 on a smaller one built from the same kitchens. The demo keeps its time budget by rendering fewer minutes
-(`DEMO_KITCHENS`), not smaller images.
+(`egoworld.demo.size`), not smaller images.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+
+from egoworld.demo.size import FULL, DemoSize
 
 SETTINGS = {
     "text": {"setting": "text"},
@@ -21,7 +23,8 @@ SETTINGS = {
     },
     "last-frame+text": {"setting": "last-frame", "frame_policy": "last", "overlays": "fisheye=0.9"},
 }
-DEMO_KITCHENS = {"episodes": 6, "minutes": 4.0, "fps": 1.0, "size": 224}
+#: the rendered kitchens' frame rate and size (their number and length: `egoworld.demo.size.DemoSize`)
+DEMO_KITCHENS = {"fps": 1.0, "size": 224}
 
 
 def run_demo(
@@ -31,11 +34,12 @@ def run_demo(
     controls: int = 80,
     sim: bool = True,
     say: Callable[[str], None] = print,
+    size: DemoSize = FULL,
 ) -> Path:
     """Write worlds, benchmarks, runs and a report under ``out``; returns the report's ``index.html``."""
     from egoworld.report.build import build_report
 
-    runs = demo_runs(out, anchors=anchors, controls=controls, sim=sim, say=say)
+    runs = demo_runs(out, anchors=anchors, controls=controls, sim=sim, say=say, size=size)
     index = build_report(runs, Path(out) / "report-beyond3d")
     say(f"report: {index}")
     return index
@@ -48,6 +52,7 @@ def demo_runs(
     controls: int = 80,
     sim: bool = True,
     say: Callable[[str], None] = print,
+    size: DemoSize = FULL,
 ) -> list[Path]:
     """Worlds, benchmarks and baseline runs under ``out``; returns the run folders. ``sim=False`` skips the
     video and last-frame settings (the kitchens are rendered either way)."""
@@ -59,29 +64,31 @@ def demo_runs(
 
     out = Path(out)
     runs: list[Path] = []
-    worlds = out / "worlds" / "sim"
+    worlds = out / "worlds"
     k = DEMO_KITCHENS
-    cfg = KitchenConfig(minutes=k["minutes"], fps=k["fps"], size=int(k["size"]))
-    synth_world_set("kitchen", worlds, int(k["episodes"]), 0, cfg)
-    bench = out / "beyond3d"
+    cfg = KitchenConfig(minutes=size.kitchen_minutes, fps=k["fps"], size=int(k["size"]))
+    synth_world_set("kitchen", worlds, size.kitchens, 0, cfg)
+    bench = out / "bench" / "all-settings"
     build = BuildConfig(anchors=anchors, controls=controls, detections="none")
     for line in build_beyond3d([worlds], bench, build).lines():
         say(line)
     for model in ("random", "prior", "oracle"):
-        run_dir = out / "runs" / f"beyond3d-{model}-text"
+        run_dir = out / "runs" / f"{model}-text"
         run_benchmark(RunConfig(bench=bench, model=model, out=run_dir, progress=False))
         runs.append(run_dir)
     if sim:
-        sim_bench = out / "beyond3d-video"
+        sim_bench = out / "bench" / "video"
         for line in build_beyond3d(
-            [worlds], sim_bench, BuildConfig(anchors=20, controls=20, detections="none")
+            [worlds],
+            sim_bench,
+            BuildConfig(anchors=size.video_anchors, controls=size.video_anchors, detections="none"),
         ).lines():
             say(line)
         for name, opts in SETTINGS.items():
             if name == "text":
                 continue
             for model in ("random", "oracle"):
-                run_dir = out / "runs" / f"beyond3d-sim-{model}-{name}"
+                run_dir = out / "runs" / f"{model}-{name}"
                 run_benchmark(RunConfig(bench=sim_bench, model=model, out=run_dir, progress=False, **opts))
                 runs.append(run_dir)
     return runs

@@ -31,13 +31,19 @@ def walk_config(minutes: float, fps: float, pano_width: int = 256, view_size: in
 
 
 def synth_walks(
-    folder: str | Path, seed: int = 0, pano_width: int = 256, view_size: int = 384, frame_scale: float = 1.0
+    folder: str | Path,
+    seed: int = 0,
+    pano_width: int = 256,
+    view_size: int = 384,
+    frame_scale: float = 1.0,
+    count: int = len(WALKS),
 ) -> list[Path]:
-    """Synthesise `WALKS` (frame rates times ``frame_scale``) under ``folder`` (walks already there are kept)."""
+    """Synthesise the first ``count`` of `WALKS` (frame rates times ``frame_scale``) under ``folder`` (walks
+    already there are kept)."""
     from egoworld.sim.walk.synth import synth_walk
 
     out = []
-    for ep, minutes, fps in WALKS:
+    for ep, minutes, fps in WALKS[:count]:
         path = Path(folder) / ep
         if not (path / "episode.json").is_file():
             synth_walk(path, ep, seed, walk_config(minutes, fps * frame_scale, pano_width, view_size))
@@ -53,7 +59,11 @@ def run_demo(out: str | Path, *, per_task: int = DEMO_PER_TASK, say: Callable[[s
 
 
 def demo_runs(
-    out: str | Path, *, per_task: int = DEMO_PER_TASK, say: Callable[[str], None] = print
+    out: str | Path,
+    *,
+    per_task: int = DEMO_PER_TASK,
+    say: Callable[[str], None] = print,
+    walks: int = len(WALKS),
 ) -> list[Path]:
     """Walks, benchmark and the baselines (128 uniform frames, Shuffle24) under ``out``; returns the runs."""
     from egoworld.benchmarks.vsi_wild.build.builder import build_vsi_wild
@@ -65,8 +75,8 @@ def demo_runs(
 
     out = Path(out)
     say("synthesising walks")
-    synth_walks(out / "walks", frame_scale=DEMO_FRAME_SCALE)
-    report = build_vsi_wild([out / "walks"], out / "bench", BuildConfig(per_task=per_task), say=say)
+    synth_walks(out / "worlds", frame_scale=DEMO_FRAME_SCALE, count=walks)
+    report = build_vsi_wild([out / "worlds"], out / "bench", BuildConfig(per_task=per_task), say=say)
     for line in report.lines():
         say(line)
     runs = []
@@ -82,7 +92,7 @@ def demo_runs(
             progress=False,
             concurrency=4,
         )
-        say(run_benchmark(cfg).line())
-        say(summary_line(score_run(run_dir)))
+        say(run_benchmark(cfg).line(model))
+        say(f"{model}: {summary_line(score_run(run_dir))}")
         runs.append(run_dir)
     return runs

@@ -98,10 +98,19 @@ def build_report(run_dirs: list[Path], out: Path, *, pages: str = "auto", worker
         names[name] += 1
     by_bench: dict[str, list[int]] = {}  # file slug → runs (slugs as before: the name, or name (folder))
     titles: dict[str, str] = {}  # slug → the section's title: the benchmark as its paper names it, settings
+
+    def folder(idx: list[int]) -> str:
+        return Path(runs[idx[0]][2]["benchmark_path"]).name
+
+    # two builds in folders of one name (a/bench, b/bench) are told apart by their hash as well
+    folders = defaultdict(int)
+    for (name, _), idx in groups.items():
+        folders[(name, folder(idx))] += 1
     for (name, bench_hash), idx in groups.items():
         key = name
         if names[name] > 1:
-            key = f"{name} ({Path(runs[idx[0]][2]['benchmark_path']).name})"
+            where = folder(idx)
+            key = f"{name} ({where})" if folders[(name, where)] == 1 else f"{name} ({where} {bench_hash[:8]})"
         by_bench[key] = idx
         titles[key] = section_title([runs[i][1] for i in idx], bench_hash if names[name] > 1 else None)
     labels = [""] * len(runs)

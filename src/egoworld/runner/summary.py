@@ -31,16 +31,23 @@ class RunSummary:
     #: was): the scores files written from that store are still the run's
     kept_scores: dict[str, Any] | None = None
 
-    def line(self) -> str:
+    def line(self, label: str = "") -> str:
+        """The warnings, one a line, then the counts (after ``label: `` when a label is given)."""
         warned = "".join(f"\nwarning: {w}" for w in self.warnings)
+        head = f"{label}: " if label else ""
         if self.samples is not None:
-            return "".join(f"warning: {w}\n" for w in self.warnings) + (
-                f"{self.samples} samples: {self.reused} requests already done, {self.called} sent ({self.ok} ok, "
-                f"{self.errors} errors), {self.blocked} steps waiting on failed turns — {self.seconds:.1f} s"
+            return (
+                "".join(f"warning: {w}\n" for w in self.warnings)
+                + head
+                + (
+                    f"{self.samples} samples: {self.reused} requests already done, {self.called} sent ({self.ok} ok, "
+                    f"{self.errors} errors), {self.blocked} steps waiting on failed turns — {self.seconds:.1f} s"
+                )
             )
         return (
             warned.lstrip("\n")
             + ("\n" if warned else "")
+            + head
             + (
                 f"{self.planned} requests: {self.reused} already done, {self.called} sent "
                 f"({self.ok} ok, {self.errors} errors), {self.blocked} waiting on failed steps — {self.seconds:.1f} s"
