@@ -14,7 +14,7 @@ body{font-family:system-ui,sans-serif;margin:2em;max-width:1300px;color:#222}
 .warn{background:#fff4d6;border:1px solid #e0b84a;padding:6px 10px}
 table{border-collapse:collapse;margin:1em 0;font-size:14px}
 th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f3f3f3;min-width:3em}
+th{background:#f3f3f3;min-width:3em;font-size:12px}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .ci{color:#666;font-size:11px} details{margin:0.6em 0} summary{cursor:pointer;font-weight:600}
 pre{white-space:pre-wrap;margin:0;font-size:12px;max-width:520px}
