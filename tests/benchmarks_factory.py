@@ -11,16 +11,24 @@ DIRECTIONS = ("forward", "backward", "left", "right")
 
 
 def balanced_mc_bench(
-    root: Path, *, n_mc: int = 40, n_int: int = 12, videos: int = 5, name: str = "toy"
+    root: Path,
+    *,
+    n_mc: int = 40,
+    n_int: int = 12,
+    videos: int = 5,
+    name: str = "toy",
+    task_names: tuple[str, str] = ("MC", "COUNT"),
 ) -> Benchmark:
-    """``n_mc`` 4-choice questions whose gold index cycles 0,1,2,3 and ``n_int`` integer questions."""
+    """``n_mc`` 4-choice questions whose gold index cycles 0,1,2,3 and ``n_int`` integer questions (tasks
+    named ``task_names``)."""
+    mc, count = task_names
     samples = []
     for i in range(n_mc):
         samples.append(
             Sample(
                 id=f"mc-{i:03d}",
                 benchmark=name,
-                task="MC",
+                task=mc,
                 episode=f"v{i % videos}",
                 cluster=f"v{i % videos}",
                 question=f"Question {i}: which way does the camera move?",
@@ -34,7 +42,7 @@ def balanced_mc_bench(
             Sample(
                 id=f"int-{i:03d}",
                 benchmark=name,
-                task="COUNT",
+                task=count,
                 episode=f"v{i % videos}",
                 cluster=f"v{i % videos}",
                 question=f"How many chairs are there in scene {i}?",
@@ -43,8 +51,8 @@ def balanced_mc_bench(
             )
         )
     tasks = {
-        "MC": TaskInfo(answer_type="choice", metric="accuracy", chance=25.0),
-        "COUNT": TaskInfo(answer_type="integer", metric="mra"),
+        mc: TaskInfo(answer_type="choice", metric="accuracy", chance=25.0),
+        count: TaskInfo(answer_type="integer", metric="mra"),
     }
     return save_benchmark(root, name=name, tasks=tasks, samples=samples, seed=0)
 

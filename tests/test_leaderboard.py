@@ -149,7 +149,10 @@ def test_different_questions_are_refused_or_warned(runs, tmp_path):
 
     build_report([r["oracle"], short], tmp_path / "report", pages="none")
     md = (tmp_path / "report" / "tables.md").read_text()
-    assert "## toy · text\n" in md and "> **Warning:** These runs scored different question sets" in md
+    assert (
+        "## toy — unknown origin · text\n" in md
+        and "> **Warning:** These runs scored different question sets" in md
+    )
 
 
 def _hand_run(root: Path, bench, name: str, scores: dict[str, float], extra=None) -> Path:

@@ -153,7 +153,7 @@ def test_compare_two_runs(server, browser) -> None:
     page.goto(server + "/b/viewtoy-bench/compare")
     paired = page.inner_text("[data-testid=paired]")
     # 12 DIR questions answered by both; 3 wrong + 1 unparsed in the second run: −4/12 = −33.33 points
-    assert "-33.33" in paired, paired
+    assert "-33.3" in paired and "-33.33" not in paired, paired  # one decimal
     assert "Confusion matrices" in page.inner_text("body")
     assert page.locator("table.confusion").count() == 2
     assert page.locator("[data-testid=per-video] tbody tr").count() == 3
@@ -220,7 +220,7 @@ def test_human_answers_are_scored(world, browser, tmp_path) -> None:
         assert "human:ana" in text
         row = page.inner_text("table.main tbody tr >> nth=0")
         # dir-00 right (gold A), dir-01 wrong (gold B), count-00 exact (gold 2): DIR 50, COUNT 100
-        assert "50.00" in row and "100.00" in row, row
+        assert "50.0\n" in row and "100.0\n" in row and "50.00" not in row, row  # one decimal
         page.close()
     finally:
         stop(proc)

@@ -318,6 +318,7 @@ def test_report_shows_table1_durations_and_shuffle_plot(runs: dict[str, Path], t
     (duration_plot,) = (tmp_path / "report" / "plots").glob("vsi_wild_duration_*.png")
     assert duration_plot.stat().st_size > 1000 and duration_plot.name in index.read_text()
     assert "vsi_wild_shuffle24.png" in index.read_text()
+    assert "VSI-Super-Wild — synthetic · " in index.read_text()  # built from simulated walks: named so
 
 
 def test_streaming_counts_per_query_time(walks: Path, tmp_path: Path) -> None:

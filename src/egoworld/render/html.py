@@ -14,7 +14,9 @@ body{font-family:system-ui,sans-serif;margin:2em;max-width:1300px;color:#222}
 .warn{background:#fff4d6;border:1px solid #e0b84a;padding:6px 10px}
 table{border-collapse:collapse;margin:1em 0;font-size:14px}
 th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f3f3f3;min-width:3em} td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f3f3f3;min-width:3em;font-size:12px}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.ci{color:#666;font-size:11px} details{margin:0.6em 0} summary{cursor:pointer;font-weight:600}
 pre{white-space:pre-wrap;margin:0;font-size:12px;max-width:520px}
 .ok{color:#176317}.bad{color:#a31515}.muted{color:#777;font-size:13px}
 img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}
@@ -35,10 +37,11 @@ def table_html(table: Table, links: dict[int, str] | None = None) -> str:
     for i, row in enumerate(body):
         cells = []
         for j, cell in enumerate(row):
-            text = escape(cell)
+            num = j > 0 and _numeric(cell)
+            text = number_html(cell) if num else escape(cell)
             if j == 0 and links and i in links:
                 text = f'<a href="{escape(links[i], quote=True)}">{text}</a>'
-            cls = ' class="num"' if j > 0 and _numeric(cell) else ""
+            cls = ' class="num"' if num else ""
             cells.append(f"<td{cls}>{text}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table>")
@@ -88,7 +91,18 @@ def question_set_warning(run_dirs: Sequence[Any], labels: Sequence[str]) -> str:
 
 
 def _numeric(cell: str) -> bool:
-    return bool(cell) and (cell[0].isdigit() or cell[0] == "—")
+    """A value cell: a number (signed), or ``—`` for none."""
+    head = cell[1:] if cell[:1] in ("-", "−", "+") else cell
+    return bool(head) and (head[0].isdigit() or head[0] == "—")
+
+
+def number_html(cell: str) -> str:
+    """A value cell on one line and its spread (``± SEM``, ``[lo, hi]``, ``(n=…)``) on a second, smaller one:
+    tables keep to the page's width without a value ever breaking."""
+    cut = min((k for k in (cell.find(" ± "), cell.find(" ["), cell.find(" (")) if k > 0), default=-1)
+    if cut < 0:
+        return escape(cell)
+    return f"{escape(cell[:cut])}<br><span class=ci>{escape(cell[cut + 1 :])}</span>"
 
 
 def provenance_html(runs: Sequence[tuple[str, dict[str, Any], dict[str, Any]]]) -> str:

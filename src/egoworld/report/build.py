@@ -15,6 +15,8 @@ from egoworld.core.letters import letters_for
 from egoworld.core.plugin import plugin_for
 from egoworld.core.run_config import RUN_MANIFEST, SCORES_JSONL
 from egoworld.render import html, plots, tables
+from egoworld.render.build_names import build_detail, build_kind
+from egoworld.render.palette import model_of, report_palette
 from egoworld.report.sample_pages import PAGE_MODES, write_section_pages
 from egoworld.scoring.score import ensure_scored
 from egoworld.view.workspace import Workspace
@@ -24,15 +26,25 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:80] or "run"
 
 
-def section_title(summaries: list[dict[str, Any]], bench_hash: str | None = None) -> str:
-    """``VSI-Super-Wild · video, 128 fr``: the benchmark as its paper names it and the runs' settings (a build
-    of a benchmark that has several in the report adds its hash)."""
-    name = summaries[0]["benchmark"]
-    title = plugin_for(name).title or name
+def section_title(summaries: list[dict[str, Any]], build: str, bench_hash: str | None = None) -> str:
+    """``VSI-Super-Wild — official release · video, 128 fr``: the benchmark as its paper names it, what the
+    build is (`egoworld.render.build_names`) and the runs' settings; ``bench_hash`` (given only where two
+    builds would share that title) adds the build's short hash."""
+    title = f"{plugin_for(summaries[0]['benchmark']).title or summaries[0]['benchmark']} — {build}"
     if bench_hash:
         title += f" (build {bench_hash[:8]})"
     settings = list(dict.fromkeys(tables.setting_label(s) for s in summaries))
     return f"{title} · {' / '.join(settings)}"
+
+
+def _bench_manifest(run_manifest: dict[str, Any]) -> dict[str, Any]:
+    """The ``manifest.json`` of a run's benchmark folder (scoring has just read it)."""
+    return read_json_object(Path(run_manifest["benchmark_path"]) / "manifest.json")
+
+
+def _fold(summary: str, inner: str) -> str:
+    """A section the reader opens: ``<details>`` with its title as the summary line."""
+    return f"<details><summary>{escape(summary)}</summary>\n{inner}\n</details>"
 
 
 def _sample_records(run: Any, bench: Any) -> list[dict[str, Any]]:
@@ -98,21 +110,35 @@ def build_report(run_dirs: list[Path], out: Path, *, pages: str = "auto", worker
         names[name] += 1
     by_bench: dict[str, list[int]] = {}  # file slug → runs (slugs as before: the name, or name (folder))
     titles: dict[str, str] = {}  # slug → the section's title: the benchmark as its paper names it, settings
+    details: dict[str, str] = {}  # slug → the build's hash and folder
+    kinds: dict[tuple[str, str], str] = {}
+    for (name, bench_hash), idx in groups.items():
+        bench_manifest = _bench_manifest(runs[idx[0]][2])
+        kinds[(name, bench_hash)] = build_kind(
+            bench_manifest.get("builder") or {}, bench_manifest.get("source") or {}
+        )
 
-    def folder(idx: list[int]) -> str:
+    def folder_of(idx: list[int]) -> str:
         return Path(runs[idx[0]][2]["benchmark_path"]).name
 
     # two builds in folders of one name (a/bench, b/bench) are told apart by their hash as well
-    folders = defaultdict(int)
+    folders: dict[tuple[str, str], int] = defaultdict(int)
     for (name, _), idx in groups.items():
-        folders[(name, folder(idx))] += 1
+        folders[(name, folder_of(idx))] += 1
     for (name, bench_hash), idx in groups.items():
         key = name
+        folder = folder_of(idx)
         if names[name] > 1:
-            where = folder(idx)
-            key = f"{name} ({where})" if folders[(name, where)] == 1 else f"{name} ({where} {bench_hash[:8]})"
+            key = (
+                f"{name} ({folder})"
+                if folders[(name, folder)] == 1
+                else f"{name} ({folder} {bench_hash[:8]})"
+            )
         by_bench[key] = idx
-        titles[key] = section_title([runs[i][1] for i in idx], bench_hash if names[name] > 1 else None)
+        kind = kinds[(name, bench_hash)]
+        twin = sum(1 for (n, _), k in kinds.items() if n == name and k == kind) > 1  # same name, same kind
+        titles[key] = section_title([runs[i][1] for i in idx], kind, bench_hash if twin else None)
+        details[key] = build_detail(bench_hash, folder)
     labels = [""] * len(runs)
     for idx in by_bench.values():
         base = [tables.run_label(runs[i][1]) for i in idx]
@@ -120,77 +146,27 @@ def build_report(run_dirs: list[Path], out: Path, *, pages: str = "auto", worker
             labels[i] = f"{lab} [{runs[i][0].name}]" if base.count(lab) > 1 else lab
 
     md = ["# egoworld report\n"]
-    body = ["<h1>egoworld report</h1>", "<!--toc-->"]
+    body = ["<h1>egoworld report</h1>", "<!--toc-->", "<!--summary-->"]
     toc: list[str] = []
-    for bench_name, idx in by_bench.items():
-        sums = [runs[i][1] for i in idx]
-        labs = [labels[i] for i in idx]
-        slug = _slug(bench_name)
-        title = titles[bench_name]
-        warn = html.warning_text([runs[i][0] for i in idx], labs)
-        main = tables.main_table(sums, labs)
-        shuffle = tables.shuffle_table(sums, labs)
-        write_text(out / f"{slug}_main.csv", tables.to_csv(main))
-        md.append(f"## {title}\n")
-        if warn:
-            md.append(f"> **Warning:** {warn}\n")
-        md += [tables.to_markdown(main), tables.metric_legend(sums) + "\n"]
-        sample_links: dict[int, str] = {}
-        ws = Workspace([runs[i][0] for i in idx])
-        written = write_section_pages(ws, out, f"samples/{slug}", html.STYLE, pages, workers)
-        views = {rv.dir: (rv, bv) for bv in ws.benches.values() for rv in bv.runs}
-        for row_no, i in enumerate(idx):
-            rd, s, m = runs[i]
-            page_dir = out / "runs" / _slug(f"{bench_name}_{labels[i]}")
-            page_dir.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(rd / SCORES_JSONL, page_dir / SCORES_JSONL)  # the report folder stands alone
-            rv, bv = views[rd]
-            records = _sample_records(rv, bv.bench)
-            for rec in records:
-                if rec["sample"] in written:
-                    rec["href"] = os.path.relpath(out / written[rec["sample"]], page_dir)
-            write_text(page_dir / "samples.html", html.samples_page(labels[i], records, SCORES_JSONL))
-            sample_links[row_no] = os.path.relpath(page_dir / "samples.html", out)
-        bars = plots.task_bars(sums, labs, out / "plots" / f"{slug}_tasks.png")
-        ci = tables.ci_table(sums, labs)
-        write_text(out / f"{slug}_ci95.csv", tables.to_csv(ci))
-        md += ["95 % cluster-bootstrap CIs:\n", tables.to_markdown(ci)]
-        toc.append(f'<a href="#{escape(slug)}">{escape(title)}</a>')
-        body += [
-            f'<h2 id="{escape(slug)}">{escape(title)}</h2>',
-            f"<p class=warn>{escape(warn)}</p>" if warn else "",
-            html.scroll(html.table_html(main, links=sample_links)),
-            f"<p class=muted>{escape(tables.metric_legend(sums))} Model names link to per-sample records; "
-            "each question links to its page with the frames sent and every reply.</p>",
-            "<details><summary>95 % cluster-bootstrap CIs and chance</summary>",
-            html.scroll(html.table_html(ci)),
-            "</details>",
-            f'<img src="plots/{escape(bars.name)}" alt="per-task scores">',
-        ]
-        if len(shuffle) > 1:
-            write_text(out / f"{slug}_shuffle24.csv", tables.to_csv(shuffle))
-            md += ["### Shuffle24\n", tables.to_markdown(shuffle)]
-            curves = plots.shuffle_curves(sums, labs, out / "plots" / f"{slug}_shuffle24.png")
-            body += [
-                "<h3>Shuffle24 (all 24 option orders)</h3>",
-                html.scroll(html.table_html(shuffle)),
-                "<p class=muted>Top-K: share of questions right in at least one of the first K orders. Pass@K: "
-                "share right in at least K of 24. Bias std: standard deviation of accuracy across the 24 orders. "
-                "Pick: share of answers choosing each display position.</p>",
-            ]
-            if curves:
-                body.append(f'<img src="plots/{escape(curves.name)}" alt="Top-K and Pass@K">')
-                md.append(f"\n![Top-K / Pass@K](plots/{curves.name})\n")
-        md.append(f"\n![per-task scores](plots/{bars.name})\n")
-        sections = plugin_for(sums[0]["benchmark"]).report_sections
-        if sections is not None:
-            for sec in sections(sums, [runs[i][0] for i in idx], labs, out):
-                md += [f"### {sec.title}\n", sec.markdown]
-                body += [f"<h3>{escape(sec.title)}</h3>", html.scroll(sec.html)]
-    body += [
-        '<h2 id="provenance">Provenance</h2>',
-        html.scroll(html.provenance_html([(labels[i], s, m) for i, (_, s, m) in enumerate(runs)])),
-    ]
+    summary: list[str] = []
+    with report_palette(model_of(s) for _, s, _ in runs):  # one colour per model in every plot
+        for bench_name, idx in by_bench.items():
+            sums = [runs[i][1] for i in idx]
+            labs = [labels[i] for i in idx]
+            slug = _slug(bench_name)
+            title = titles[bench_name]
+            body += _section(
+                runs, idx, labs, bench_name, slug, title, details[bench_name], out, md, pages, workers
+            )
+            toc.append(f'<a href="#{escape(slug)}">{escape(title)}</a>')
+            summary.append(_summary_line(sums, labs, slug, title))
+    body.append(
+        '<h2 id="provenance">Provenance</h2>'
+        + _fold(
+            "Every run: model, served model, benchmark build, inputs, executor, egoworld version",
+            html.scroll(html.provenance_html([(labels[i], s, m) for i, (_, s, m) in enumerate(runs)])),
+        )
+    )
     write_text(out / "tables.md", "\n".join(md))
     write_json(
         out / "report.json",
@@ -198,5 +174,93 @@ def build_report(run_dirs: list[Path], out: Path, *, pages: str = "auto", worker
     )
     index = out / "index.html"
     nav = "<nav class=toc>" + " · ".join([*toc, '<a href="#provenance">Provenance</a>']) + "</nav>"
-    write_text(index, html.page("egoworld report", "\n".join(body).replace("<!--toc-->", nav, 1)))
+    head = "<h2>Summary</h2><ul class=summary>" + "".join(summary) + "</ul>"
+    page = "\n".join(body).replace("<!--toc-->", nav, 1).replace("<!--summary-->", head, 1)
+    write_text(index, html.page("egoworld report", page))
     return index
+
+
+def _summary_line(sums: list[dict[str, Any]], labs: list[str], slug: str, title: str) -> str:
+    """One item of the report's opening summary: the section, its runs and the best Overall."""
+    scored = [(s["overall"], lab) for s, lab in zip(sums, labs, strict=True) if s.get("overall") is not None]
+    best = max(scored, key=lambda x: x[0], default=None)  # the first run among equals
+    tail = f"; best Overall: {escape(best[1])} {tables.fmt(best[0])}" if best else ""
+    return f'<li><a href="#{escape(slug)}">{escape(title)}</a>: {len(sums)} run(s){tail}</li>'
+
+
+def _section(
+    runs: list[tuple[Path, dict[str, Any], dict[str, Any]]],
+    idx: list[int],
+    labs: list[str],
+    bench_name: str,
+    slug: str,
+    title: str,
+    detail: str,
+    out: Path,
+    md: list[str],
+    pages: str,
+    workers: int | None,
+) -> list[str]:
+    """One benchmark's section: its files, its ``tables.md`` part (appended to ``md``) and its HTML — the
+    main table and the per-task plot open, every further table folded."""
+    sums = [runs[i][1] for i in idx]
+    warn = html.warning_text([runs[i][0] for i in idx], labs)
+    main = tables.main_table(sums, labs)
+    shuffle = tables.shuffle_table(sums, labs)
+    write_text(out / f"{slug}_main.csv", tables.to_csv(main))
+    md.append(f"## {title}\n")
+    if warn:
+        md.append(f"> **Warning:** {warn}\n")
+    md += [tables.to_markdown(main), tables.metric_legend(sums) + "\n"]
+    sample_links: dict[int, str] = {}
+    ws = Workspace([runs[i][0] for i in idx])
+    written = write_section_pages(ws, out, f"samples/{slug}", html.STYLE, pages, workers)
+    views = {rv.dir: (rv, bv) for bv in ws.benches.values() for rv in bv.runs}
+    for row_no, (i, label) in enumerate(zip(idx, labs, strict=True)):
+        rd = runs[i][0]
+        page_dir = out / "runs" / _slug(f"{bench_name}_{label}")
+        page_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(rd / SCORES_JSONL, page_dir / SCORES_JSONL)  # the report folder stands alone
+        rv, bv = views[rd]
+        records = _sample_records(rv, bv.bench)
+        for rec in records:
+            rec["task"] = tables.task_title(sums, rec["task"])
+            if rec["sample"] in written:
+                rec["href"] = os.path.relpath(out / written[rec["sample"]], page_dir)
+        write_text(page_dir / "samples.html", html.samples_page(label, records, SCORES_JSONL))
+        sample_links[row_no] = os.path.relpath(page_dir / "samples.html", out)
+    bars = plots.task_bars(sums, labs, out / "plots" / f"{slug}_tasks.png")
+    ci = tables.ci_table(sums, labs)
+    write_text(out / f"{slug}_ci95.csv", tables.to_csv(ci))
+    md += ["95 % cluster-bootstrap CIs:\n", tables.to_markdown(ci)]
+    body = [
+        f'<h2 id="{escape(slug)}">{escape(title)}</h2>',
+        f"<p class=muted>{escape(detail)}</p>",
+        f"<p class=warn>{escape(warn)}</p>" if warn else "",
+        html.scroll(html.table_html(main, links=sample_links)),
+        f"<p class=muted>{escape(tables.metric_legend(sums))} Model names link to per-sample records; "
+        "each question links to its page with the frames sent and every reply.</p>",
+        f'<img src="plots/{escape(bars.name)}" alt="per-task scores">',
+        _fold("95 % cluster-bootstrap CIs and chance", html.scroll(html.table_html(ci))),
+    ]
+    if len(shuffle) > 1:
+        write_text(out / f"{slug}_shuffle24.csv", tables.to_csv(shuffle))
+        md += ["### Shuffle24\n", tables.to_markdown(shuffle)]
+        curves = plots.shuffle_curves(sums, labs, out / "plots" / f"{slug}_shuffle24.png")
+        inner = [
+            html.scroll(html.table_html(shuffle)),
+            "<p class=muted>Top-K: share of questions right in at least one of the first K orders. Pass@K: "
+            "share right in at least K of 24. Bias std: standard deviation of accuracy across the 24 orders. "
+            "Pick: share of answers choosing each display position.</p>",
+        ]
+        if curves:
+            inner.append(f'<img src="plots/{escape(curves.name)}" alt="Top-K and Pass@K">')
+            md.append(f"\n![Top-K / Pass@K](plots/{curves.name})\n")
+        body.append(_fold("Shuffle24 (all 24 option orders)", "\n".join(inner)))
+    md.append(f"\n![per-task scores](plots/{bars.name})\n")
+    hook = plugin_for(sums[0]["benchmark"]).report_sections
+    if hook is not None:
+        for sec in hook(sums, [runs[i][0] for i in idx], labs, out):
+            md += [f"### {sec.title}\n", sec.markdown]
+            body.append(_fold(sec.title, html.scroll(sec.html)))
+    return body

@@ -177,6 +177,12 @@ class ViewApp(HumanRoutes, SceneRoutes):
             self._stores[run.id] = details.OpenStore(run)
         return self._stores[run.id]
 
+    def palette(self) -> contextlib.AbstractContextManager[dict[str, str]]:
+        """One colour per model in every plot the viewer draws (the runs' order across benchmarks)."""
+        from egoworld.render.palette import model_of, report_palette
+
+        return report_palette(model_of(r.summary) for r in (self.ws.runs.values() if self.ws else ()))
+
     def _reviews(self, bv: BenchView) -> dict[str, dict[str, Any]] | None:
         if self.review is None or bv.id != self.review_bench:
             return None
@@ -218,7 +224,8 @@ class ViewApp(HumanRoutes, SceneRoutes):
                 hook = plugin_for(bv.bench.name).report_sections
                 if hook is not None:
                     try:
-                        out += hook(sums, [r.dir for r in bv.runs], labels, Path(self._plot_dir.name))
+                        with self.palette():
+                            out += hook(sums, [r.dir for r in bv.runs], labels, Path(self._plot_dir.name))
                     except Exception as exc:  # an analysis that cannot run on these runs: say why
                         out.append(ReportSection("Analyses", "", f"<p class=warn>{escape(str(exc))}</p>"))
             # plug-ins link their plots relative to a report folder; here they are served under /plots/
@@ -254,7 +261,8 @@ class ViewApp(HumanRoutes, SceneRoutes):
         common = request.query_params.get("common") == "1" and stats.question_sets_differ(bv)
         key = (bv.id, common)
         if key not in self._plots:
-            self._plots[key] = _overview_plot(bv, stats.overview(bv, common))
+            with self.palette():
+                self._plots[key] = _overview_plot(bv, stats.overview(bv, common))
         return Response(self._plots[key], media_type="image/png")
 
     async def samples(self, request: Request) -> Response:
@@ -315,7 +323,9 @@ class ViewApp(HumanRoutes, SceneRoutes):
         base = next((r for r in bv.runs if r.id == given), None) if given else None
         if base is None and self.baseline is not None:  # `egoworld view --baseline RUN`
             base = next((r for r in bv.runs if Path(r.dir).resolve() == self.baseline), None)
-        base = base or (runs[0] if runs else None)
+        if base is None:  # the first run named: in ?runs=, else on the command line (never re-sorted)
+            by_id = {r.id: r for r in bv.runs}
+            base = next((by_id[c] for c in chosen if c in by_id), None)
         if base is not None and base not in runs:
             runs = [base, *runs]
         return self.render(
@@ -398,6 +408,7 @@ def _overview_plot(bv: BenchView, table: dict[str, Any]) -> bytes:
         sums.append(
             {
                 "benchmark": bv.bench.name,
+                "model_spec": row["run"].summary.get("model_spec"),
                 "task_order": table["tasks"],
                 "tasks": tasks,
                 "overall": o.get("value"),

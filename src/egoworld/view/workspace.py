@@ -57,9 +57,32 @@ class BenchView:
     _columns: dict[str, tuple[str, str]] | None = field(default=None, repr=False)
     _disagree: frozenset[str] | None = field(default=None, repr=False)
 
+    _title: str | None = field(default=None, repr=False)
+
     @property
     def title(self) -> str:
-        return f"{self.bench.name} ({self.bench.root.name})"
+        """``VSI-Super-Wild — official release``: the paper's name and what the build is
+        (`egoworld.render.build_names`); the workspace adds the short hash where two builds share it."""
+        if self._title is None:
+            from egoworld.render.build_names import build_title
+
+            m = self.bench.manifest
+            self._title = build_title(self.bench.name, m.builder, m.source)
+        return self._title
+
+    @property
+    def detail(self) -> str:
+        """``build 46c49c56 · folder bench``: the hash and folder, printed beside the title."""
+        from egoworld.render.build_names import build_detail
+
+        return build_detail(self.bench.hash, self.bench.root.name)
+
+    def task_title(self, task: str) -> str:
+        """A task as its paper names it (the plug-in's title, else the manifest's)."""
+        from egoworld.core.plugin import plugin_for
+
+        info = self.bench.manifest.tasks.get(task)
+        return plugin_for(self.bench.name).task_title(task, info.title if info else None)
 
     def groups(self) -> dict[str, list[str]]:
         """Metadata groups present in this benchmark: key → sorted values."""
@@ -166,6 +189,10 @@ class Workspace:
             )
             runs[rid] = run
             bv.runs.append(run)
+        titles = [bv.title for bv in by_root.values()]
+        for bv in by_root.values():
+            if titles.count(bv.title) > 1:  # two builds of one kind: the short hash tells them apart
+                bv._title = f"{bv.title} (build {bv.bench.hash[:8]})"
         for bv in by_root.values():
             labels = [r.label for r in bv.runs]
             for r in bv.runs:

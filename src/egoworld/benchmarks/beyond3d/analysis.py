@@ -35,6 +35,7 @@ from egoworld.core.plugin import ReportSection
 from egoworld.core.schema import Sample
 from egoworld.metrics.stats import cluster_bootstrap_ci
 from egoworld.render.html import image_html, note_html, table_html
+from egoworld.render.palette import model_of
 from egoworld.render.tables import Table, fmt, to_markdown
 
 CUMULATIVE_LEVELS = (
@@ -339,23 +340,30 @@ def _plot_cumulative(runs: Sequence[RunData], out: Path, run_dirs: Sequence[Path
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from egoworld.render.palette import run_styles
+
+    styles = dict(zip([r.label for r in runs], run_styles([model_of(r.summary) for r in runs]), strict=True))
     tasks = list(dict.fromkeys(row[1] for row in table))
     fig, axes = plt.subplots(1, len(tasks), figsize=(5 * len(tasks), 3.5), squeeze=False)
     xs = list(range(len(CUMULATIVE_LEVELS)))
     for ax, task in zip(axes[0], tasks, strict=True):
         for row in (r for r in table if r[1] == task):
             ys = [float(v) if v != "—" else np.nan for v in row[2:]]
-            ax.plot(xs, ys, marker="o", linestyle="--" if row[0] == "uniform guess" else "-", label=row[0])
+            style = styles.get(row[0])
+            if style is None:  # the uniform-guess baseline: black, dashed
+                ax.plot(xs, ys, marker="o", linestyle="--", color="k", label=row[0])
+            else:
+                ax.plot(xs, ys, marker="o", linestyle=style.linestyle, color=style.colour, label=row[0])
         ax.set_xticks(xs, [name for name, _ in CUMULATIVE_LEVELS])
         ax.set_ylim(0, 100)
         ax.set_title(task)
         ax.set_ylabel("accuracy %")
-    axes[0][-1].legend(fontsize=7)
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     fig.tight_layout()
     from egoworld.render.plots import section_plot_path
 
     path = section_plot_path(out, "beyond3d_cumulative", run_dirs)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return f"plots/{path.name}"
 

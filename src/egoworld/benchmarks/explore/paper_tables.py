@@ -179,18 +179,28 @@ def sweep_plot(summaries: Sequence[dict[str, Any]], split: str, path: Path) -> P
     if not groups:
         return None
     base = {k[0]: v for k, v in sweep_points(summaries).items() if k[1] == split and k[2] == "one-go"}
+    from egoworld.render.palette import LINESTYLES, run_styles
+
+    colours = {
+        str(s.get("model_spec")): st.colour
+        for s, st in zip(summaries, run_styles([str(s.get("model_spec")) for s in summaries]), strict=True)
+    }
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    turn_kinds = sorted({k[2] for k in groups}, key=str)
     for (model, _, turns), pts in sorted(groups.items()):
         pts = [p for p in pts if p["s_uni"] is not None]
-        ax1.plot(
-            [p["x"] for p in pts], [p["s_uni"] for p in pts], marker="o", label=f"{model} · {turns}-turn"
-        )
-        ax2.plot(
-            [p["x"] for p in pts], [p["requests"] for p in pts], marker="o", label=f"{model} · {turns}-turn"
-        )
+        kw = {
+            "marker": "o",
+            "label": f"{model} · {turns}-turn",
+            "color": colours.get(model),
+            "linestyle": LINESTYLES[turn_kinds.index(turns) % len(LINESTYLES)],
+        }
+        ax1.plot([p["x"] for p in pts], [p["s_uni"] for p in pts], **kw)
+        ax2.plot([p["x"] for p in pts], [p["requests"] for p in pts], **kw)
     for model, pts in base.items():
         if pts and pts[0]["s_uni"] is not None:
-            ax1.axhline(pts[0]["s_uni"], linestyle="--", linewidth=1, color="grey", label=f"{model} · one-go")
+            colour = colours.get(model, "grey")
+            ax1.axhline(pts[0]["s_uni"], linestyle=":", linewidth=1, color=colour, label=f"{model} · one-go")
     from matplotlib.ticker import MaxNLocator
 
     for ax in (ax1, ax2):
@@ -202,9 +212,9 @@ def sweep_plot(summaries: Sequence[dict[str, Any]], split: str, path: Path) -> P
     ax2.set_xlabel(name)
     ax2.set_ylabel("requests per instance")
     ax2.set_title("Cost")
-    ax1.legend(fontsize=7)
+    ax2.legend(*ax1.get_legend_handles_labels(), fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
 

@@ -26,6 +26,7 @@ from egoworld.core.plugin import ReportSection
 from egoworld.core.schema import Sample
 from egoworld.metrics.stats import mean_sem
 from egoworld.render.html import image_html, note_html, table_html
+from egoworld.render.palette import model_of
 from egoworld.render.tables import Table, fmt, to_markdown
 
 
@@ -34,16 +35,19 @@ class RunScores:
     label: str
     samples: dict[str, Sample]
     scores: dict[str, float]  # question score in [0, 1]
+    model: str = "?"  # the model whose report-wide colour the plots use
 
 
-def load_scores(run_dir: str | Path, label: str) -> RunScores:
+def load_scores(run_dir: str | Path, label: str, model: str = "?") -> RunScores:
+    """A run's question scores (mean over orders and epochs) and its benchmark's samples."""
     run_dir = Path(run_dir)
     bench = load_benchmark(read_json_object(run_dir / "run.json")["benchmark_path"])
     per: dict[str, list[float]] = defaultdict(list)
     for _, row in iter_jsonl(run_dir / "scores.jsonl"):
         if row.get("score") is not None:
             per[row["sample"]].append(float(row["score"]))
-    return RunScores(label, {s.id: s for s in bench.samples}, {k: sum(v) / len(v) for k, v in per.items()})
+    scores = {k: sum(v) / len(v) for k, v in per.items()}
+    return RunScores(label, {s.id: s for s in bench.samples}, scores, model)
 
 
 def cell(run: RunScores, keep: Callable[[Sample], bool]) -> str:
@@ -122,9 +126,11 @@ def _plot(runs: Sequence[RunScores], out: Path, run_dirs: Sequence[Path]) -> str
     import matplotlib.pyplot as plt
     import numpy as np
 
+    from egoworld.render.palette import run_styles
+
     fig, ax = plt.subplots(figsize=(6, 3.5))
     drawn = False
-    for run in runs:
+    for run, style in zip(runs, run_styles([r.model for r in runs]), strict=True):
         ys = []
         for g in GROUP_NAMES:
             vals = [
@@ -132,21 +138,28 @@ def _plot(runs: Sequence[RunScores], out: Path, run_dirs: Sequence[Path]) -> str
             ]
             ys.append(100 * float(np.mean(vals)) if vals else np.nan)
         if not np.all(np.isnan(ys)):
-            ax.plot(range(len(GROUP_NAMES)), ys, marker="o", label=run.label)
+            ax.plot(
+                range(len(GROUP_NAMES)),
+                ys,
+                marker="o",
+                label=run.label,
+                color=style.colour,
+                linestyle=style.linestyle,
+            )
             drawn = True
     if not drawn:
         plt.close(fig)
         return None
     ax.set_xticks(range(len(GROUP_NAMES)), [f"{g} min" for g in GROUP_NAMES])
     ax.set_ylabel("Overall (%)")
-    ax.set_ylim(0, 100)
+    ax.set_ylim(0, 102)
     ax.set_title("VSI-Super-Wild by video duration")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))  # outside: the 100 % line shows
     fig.tight_layout()
     from egoworld.render.plots import section_plot_path
 
     path = section_plot_path(out, "vsi_wild_duration", run_dirs)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return f"plots/{path.name}"
 
@@ -164,7 +177,7 @@ def report_sections(
     summaries: Sequence[dict], run_dirs: Sequence[Path], labels: Sequence[str], out: Path
 ) -> list[ReportSection]:
     """The VSI-Super-Wild sections of `egoworld report`."""
-    runs = [load_scores(d, lab) for d, lab in zip(run_dirs, labels, strict=True)]
+    runs = [load_scores(d, lab, model_of(s)) for d, lab, s in zip(run_dirs, labels, summaries, strict=True)]
     if not runs:
         return []
     samples = [s for r in runs for sid, s in r.samples.items() if sid in r.scores]

@@ -138,6 +138,7 @@ def link_video(out: Path, folder: Path, ep: Episode) -> str | None:
 def source_hashes(folder: Path, ep: Episode) -> dict:
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in (".json", ".jsonl"))
     entry = {"id": ep.id, "files": {p.name: sha256_file(p) for p in files}}
+    entry |= {"loader": ep.source["loader"]} if ep.source.get("loader") else {}  # what the build is (report)
     reviews = ep.source.get("reviews")  # applied by `egoworld world fix`
     return entry | ({"reviews": reviews} if reviews else {})
 

@@ -116,6 +116,7 @@ def _source_entry(src: WalkSource) -> dict[str, Any]:
     files |= {k: src.folder / src.episode.media.extra[k] for k in ("appearances", "place_visits")}
     files |= {v: src.views[v].path for v in VIEW_ORDER} | {"pano": src.pano}
     entry = {"episode": src.id} | {k: sha256_file(p) for k, p in files.items() if p.is_file()}
+    entry |= {"loader": src.episode.source["loader"]} if src.episode.source.get("loader") else {}
     reviews = src.episode.source.get("reviews")
     return entry | ({"reviews": reviews} if reviews else {})
 
