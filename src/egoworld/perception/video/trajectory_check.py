@@ -40,6 +40,7 @@ class CheckedTrack(Protocol):
     @property
     def notes(self) -> dict: ...
 
+
 JUMP_FACTOR = 5.0
 SAWTOOTH_COS = -0.5
 SAWTOOTH_RUN = 2
