@@ -152,7 +152,7 @@ def annotations_cmd(
     )
     from egoworld.perception.video.perceive_walk import open_video
 
-    index = open_video(video) if video is not None else None
+    index = open_video(video) if video is not None and camera_fov is not None else None
     camera = pinhole_from_flags(camera_fov, camera_pinhole, (index.width, index.height) if index else None)
     if movements.suffix.lower() == ".json" and video is None:
         raise ValueError(f"--movements {movements}: HD-EPIC's assoc_info.json holds many videos; give --video "

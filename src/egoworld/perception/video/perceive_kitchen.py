@@ -19,6 +19,7 @@ from pathlib import Path
 
 from egoworld.core.folders.files import InputFileError, write_jsonl
 from egoworld.geometry.cameras import EquirectCamera, FisheyeCamera, PinholeCamera
+from egoworld.media.index import VideoIndex
 from egoworld.perception.detectors.detector import FrameDetections, run_detector
 from egoworld.perception.detectors.spec import detections_file, make_detector, parse_detector
 from egoworld.perception.provenance import Provenance
@@ -33,7 +34,7 @@ from egoworld.perception.video.perceive_walk import (
     view_frames,
 )
 from egoworld.perception.video.trajectory import Trajectory
-from egoworld.perception.video.trajectory_align import align_trajectory, read_correspondences
+from egoworld.perception.video.trajectory_align import align_trajectory, check_times, read_correspondences
 from egoworld.perception.video.trajectory_check import check_lines
 
 # Beyond3D checks detections frame by frame: small objects are found in scattered frames, so a track
@@ -79,11 +80,14 @@ def kitchen_trajectory(
     camera: PinholeCamera | FisheyeCamera | EquirectCamera,
     settings: PerceiveSettings,
     stride: int,
-    fps: float,
+    index: VideoIndex,
     say: Say,
 ) -> Trajectory:
     """The trajectory in the annotations' frame: imported, or estimated and aligned (module docstring)."""
-    corr = read_correspondences(settings.align) if settings.align else None  # read before the slow step
+    corr = read_correspondences(settings.align) if settings.align else None  # checked before the slow step
+    if corr is not None:
+        check_times(corr, 0.0, index.end_s, "the video")
+    fps = index.avg_fps or 1.0
     traj = read_trajectory(settings.trajectory, fps)
     if traj is None:
         say(f"{video.stem}: trajectory ({settings.trajectory}, every {stride} frame(s))")
@@ -116,7 +120,7 @@ def perceive_kitchen(video: Path, folder: Path, settings: PerceiveSettings, say:
     stride = settings.stride_for(index)
     if settings.trajectory in ("colmap", "odometry") and settings.align is None:
         settings.check_kitchen()  # refuses it (for callers that skip the check)
-    traj = kitchen_trajectory(video, camera, settings, stride, index.avg_fps or 1.0, say)
+    traj = kitchen_trajectory(video, camera, settings, stride, index, say)
     poses = traj.provenance.record() | traj.summary()
     for line in check_lines(episode, poses["check"]):
         say(line)

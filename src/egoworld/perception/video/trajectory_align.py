@@ -93,15 +93,19 @@ def spread(points: NDArray[np.float64]) -> bool:
     return bool(s[0] > 1e-9 and s[1] >= MIN_SPREAD * s[0])
 
 
+def check_times(corr: Correspondences, t0: float, t1: float, what: str = "the perceived frames") -> None:
+    """Refuse a position whose time lies outside ``[t0, t1]`` (by its line)."""
+    for t, line in zip(corr.times_s, corr.lines, strict=True):
+        if not t0 - 1e-6 <= t <= t1 + 1e-6:
+            raise input_error(corr.path, f"t_s {t:g} is outside {what} ({t0:g}–{t1:g} s)",
+                              line=line, field="t_s", fix="give times inside the video")  # fmt: skip
+
+
 def align_trajectory(traj: Trajectory, corr: Correspondences) -> Trajectory:
     """``traj`` moved, turned and scaled onto ``corr`` (see the module docstring)."""
     from evo.core.geometry import GeometryException, umeyama_alignment
 
-    t0, t1 = float(traj.times_s[0]), float(traj.times_s[-1])
-    for t, line in zip(corr.times_s, corr.lines, strict=True):
-        if not t0 - 1e-6 <= t <= t1 + 1e-6:
-            raise input_error(corr.path, f"t_s {t:g} is outside the perceived frames ({t0:g}–{t1:g} s)",
-                              line=line, field="t_s", fix="give times inside the video")  # fmt: skip
+    check_times(corr, float(traj.times_s[0]), float(traj.times_s[-1]))
     own = traj.track().interpolate(corr.times_s)[:, :3, 3]
     if not spread(own):
         raise input_error(corr.path, "the perceived trajectory stands still or moves on one line between these "
