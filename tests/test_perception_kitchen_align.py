@@ -279,7 +279,7 @@ def test_annotation_camera_and_fixture_refusals(tmp_path: Path) -> None:
     assoc = tmp_path / "assoc_info.json"
     assoc.write_text("{}")
     res = annotate("--movements", str(assoc), *out)
-    assert res.exit_code == 2 and "give --video" in res.output
+    assert res.exit_code == 2 and "give --video-id" in res.output
 
 
 def test_hd_epic_annotations_become_objects_jsonl(tmp_path: Path) -> None:
@@ -300,7 +300,7 @@ def test_hd_epic_annotations_become_objects_jsonl(tmp_path: Path) -> None:
                      "P01_counter.001,counter.001,counter,1,2,0.45,2,0.6,0.9\n")  # fmt: skip
     ann = tmp_path / "ann"
     res = annotate("--movements", str(tmp_path / "assoc_info.json"), "--fixtures", str(fixes),
-                   "--video", f"{vid}.mp4", "--out", str(ann))  # fmt: skip
+                   "--video-id", vid, "--out", str(ann))  # fmt: skip
     assert res.exit_code == 0, res.output
     assert "1 objects, 1 movements (1 with an end position), 1 fixtures" in res.output
     (row,) = [json.loads(line) for line in (ann / "objects.jsonl").read_text().splitlines()]

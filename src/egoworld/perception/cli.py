@@ -133,6 +133,12 @@ def annotations_cmd(
             help="The kitchen video: its frame size (--camera-fov) and its id (HD-EPIC's video id).",
         ),
     ] = None,
+    video_id: Annotated[
+        str | None,
+        typer.Option(
+            "--video-id", help="HD-EPIC video id picked from assoc_info.json (default: --video's name)."
+        ),
+    ] = None,
     camera_fov: Annotated[
         float | None,
         typer.Option("--camera-fov", help="Pinhole camera of this horizontal field of view, degrees."),
@@ -154,11 +160,12 @@ def annotations_cmd(
 
     index = open_video(video) if video is not None and camera_fov is not None else None
     camera = pinhole_from_flags(camera_fov, camera_pinhole, (index.width, index.height) if index else None)
-    if movements.suffix.lower() == ".json" and video is None:
-        raise ValueError(f"--movements {movements}: HD-EPIC's assoc_info.json holds many videos; give --video "
-                         "(its file name is the HD-EPIC video id)")  # fmt: skip
+    episode = video_id or (video.stem if video is not None else None)
+    if movements.suffix.lower() == ".json" and episode is None:
+        raise ValueError(f"--movements {movements}: HD-EPIC's assoc_info.json holds many videos; give --video-id "
+                         "(or --video named after the HD-EPIC video id)")  # fmt: skip
     fixes = read_fixtures(fixtures) if fixtures is not None else None
-    episode = video.stem if video is not None else movements.stem
+    episode = episode or movements.stem
     objects = read_movements(movements, episode, {f.id for f in fixes or ()})
     paths = write_annotation_files(out, objects, fixes, camera)
     moves = sum(len(o.movements) for o in objects)
