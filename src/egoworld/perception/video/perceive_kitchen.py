@@ -82,22 +82,24 @@ def kitchen_trajectory(
     stride: int,
     index: VideoIndex,
     say: Say,
+    name: str,
 ) -> Trajectory:
-    """The trajectory in the annotations' frame: imported, or estimated and aligned (module docstring)."""
+    """The trajectory in the annotations' frame: imported, or estimated and aligned (module docstring);
+    ``say`` lines start with ``name``, the episode's."""
     corr = read_correspondences(settings.align) if settings.align else None  # checked before the slow step
     if corr is not None:
         check_times(corr, 0.0, index.end_s, "the video")
     fps = index.avg_fps or 1.0
     traj = read_trajectory(settings.trajectory, fps)
     if traj is None:
-        say(f"{video.stem}: trajectory ({settings.trajectory}, every {stride} frame(s))")
+        say(f"{name}: trajectory ({settings.trajectory}, every {stride} frame(s))")
         traj = estimate_kitchen(video, camera, settings, stride)
     if settings.scale is not None:
         traj = traj.scaled(settings.scale)
     if corr is not None:
         traj = align_trajectory(traj, corr)
         a = traj.notes["alignment"]
-        say(f"{video.stem}: aligned to {a['file']} ({a['points']} positions): scale {a['scale']:.4g}, "
+        say(f"{name}: aligned to {a['file']} ({a['points']} positions): scale {a['scale']:.4g}, "
             f"residual RMS {a['residual_rms_m']:.3f} m (max {a['residual_max_m']:.3f} m)")  # fmt: skip
     return traj
 
@@ -120,7 +122,7 @@ def perceive_kitchen(video: Path, folder: Path, settings: PerceiveSettings, say:
     stride = settings.stride_for(index)
     if settings.trajectory in ("colmap", "odometry") and settings.align is None:
         settings.check_kitchen()  # refuses it (for callers that skip the check)
-    traj = kitchen_trajectory(video, camera, settings, stride, index, say)
+    traj = kitchen_trajectory(video, camera, settings, stride, index, say, episode)
     poses = traj.provenance.record() | traj.summary()
     for line in check_lines(episode, poses["check"]):
         say(line)
