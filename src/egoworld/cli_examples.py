@@ -44,6 +44,8 @@ EXAMPLES: dict[str, str] = {
     "world import hd-epic": "egoworld world import hd-epic hd-epic/ --out worlds/hd-epic --videos hd-epic-videos/",
     "world perceive": "egoworld world perceive walk.mp4 --kind walk --trajectory odometry "
     "--detector owlv2:weights/owlv2 --vocabulary chair,tree,person --out worlds/mine",
+    "world annotations": "egoworld world annotations --movements movements.csv --fixtures fixtures.csv "
+    "--camera-fov 90 --video kitchen.mp4 --out ann",
     "world import epic-kitchens": "egoworld world import epic-kitchens epic-kitchens-100/ --out worlds/epic",
     "media probe": "egoworld media probe videos/abc_front.mp4",
     "media cache": "egoworld media cache",

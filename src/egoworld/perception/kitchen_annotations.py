@@ -1,6 +1,6 @@
 """A kitchen's annotations that perception does not make: object movements, fixtures, the camera model.
 
-``--movements FILE`` of ``egoworld world perceive --kind kitchen`` is either
+``--movements FILE`` of ``egoworld world perceive --kind kitchen`` is one of
 
 * an objects JSON Lines file in the episode folder's own spelling (``objects.jsonl``: one object a line,
   ``id``, ``category``, ``name``, ``initial_position``, ``movements`` with ``start_s`` / ``end_s`` and their
@@ -8,10 +8,16 @@
 * HD-EPIC's ``assoc_info.json`` (objects and movement times keyed by video id; the episode's id picks the
   video), read by `egoworld.world.hd_epic.tracks.load_assoc_info`; a ``mask_info.json`` beside it gives
   each movement its start / end position, fixture and box (`egoworld.world.hd_epic.masks`), without
-  which no movement has a position and no anchor builds.
+  which no movement has a position and no anchor builds, or
+* a movements CSV, one movement a row (`egoworld.perception.kitchen_tables`; ``--fixtures`` may be its
+  fixtures CSV).
 
-Positions are in the frame of the annotations, so the camera trajectory must be given in that frame
-(``--trajectory FILE``: an Aria MPS trajectory, as HD-EPIC's are).
+``egoworld world annotations`` writes any of them as ``objects.jsonl``, with ``fixtures.jsonl`` and a
+``camera.json`` made from its camera flags (`write_annotation_files`).
+
+Positions are in the frame of the annotations, so the camera trajectory is given in that frame
+(``--trajectory FILE``: an Aria MPS trajectory, as HD-EPIC's are) or carried into it by ``--align``
+(`egoworld.perception.video.trajectory_align`).
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from egoworld.core.folders.files import InputFileError, read_json, write_jsonl
 from egoworld.world.episode import Episode, EpisodeObject, Fixture
@@ -29,7 +37,7 @@ if TYPE_CHECKING:
 
 ANNOTATIONS = ("objects.jsonl", "fixtures.jsonl", "camera.json")
 FIX = ("give --movements an objects JSONL (one object a line: id, category, name, initial_position, movements "
-       "[{start_s, end_s, start_position, end_position}]) or HD-EPIC's assoc_info.json")  # fmt: skip
+       "[{start_s, end_s, start_position, end_position}]), a movements CSV or HD-EPIC's assoc_info.json")  # fmt: skip
 
 
 def read_movements(
@@ -57,6 +65,10 @@ def read_movements(
         return locate_movements(
             episode, by_video[episode], masks, set(fixture_ids), HD_EPIC_FPS, MaskReport()
         )
+    if path.suffix.lower() == ".csv":
+        from egoworld.perception.kitchen_tables import read_movement_table
+
+        return read_movement_table(path, fixture_ids)
     objects, _ = FOLDER.read_rows(path, EpisodeObject)
     if not objects:
         raise InputFileError(f"{path}: no objects; {FIX}")
@@ -64,12 +76,16 @@ def read_movements(
 
 
 def read_fixtures(path: str | Path) -> list[Fixture]:
-    """Fixture boxes (``fixtures.jsonl`` spelling) for occlusion and the fixture questions."""
+    """Fixture boxes (``fixtures.jsonl`` spelling, or a fixtures CSV) for occlusion and the fixture questions."""
     path = Path(path)
     if not path.is_file():
         raise InputFileError(
-            f"{path}: no such fixtures file; give --fixtures a fixtures JSONL (id, label, type, box)"
+            f"{path}: no such fixtures file; give --fixtures a fixtures JSONL (id, label, type, box) or CSV"
         )
+    if path.suffix.lower() == ".csv":
+        from egoworld.perception.kitchen_tables import read_fixture_table
+
+        return read_fixture_table(path)
     return FOLDER.read_rows(path, Fixture)[0]
 
 
@@ -101,20 +117,61 @@ def read_camera(path: str | Path) -> PinholeCamera | FisheyeCamera | EquirectCam
         ) from None
 
 
-def write_annotations(episode: Episode, out: str | Path) -> Path:
-    """Export what a kitchen user annotates (objects and movements, fixtures, camera calibration) into
-    ``out`` as ``objects.jsonl``, ``fixtures.jsonl`` and ``camera.json``; no poses, no visibility."""
-    import json
+def pinhole_from_flags(
+    fov_deg: float | None, pinhole: str | None, size: tuple[int, int] | None
+) -> PinholeCamera | None:
+    """``--camera-fov DEG`` over the frame ``size`` (width, height) or ``--camera-pinhole fx,fy,cx,cy,width,height``
+    as a pinhole camera; None when neither is given."""
+    from egoworld.geometry.cameras import PinholeCamera
+
+    if fov_deg is not None and pinhole is not None:
+        raise ValueError("give --camera-fov or --camera-pinhole, not both")
+    if fov_deg is not None:
+        if not 0 < fov_deg < 180:
+            raise ValueError(
+                f"--camera-fov {fov_deg:g}: a pinhole's horizontal field of view is between 0 and 180°"
+            )
+        if size is None:
+            raise ValueError("--camera-fov needs the frame size: give --video (the kitchen video)")
+        return PinholeCamera.from_fov(size[0], size[1], fov_deg)
+    if pinhole is None:
+        return None
+    parts = [p.strip() for p in pinhole.split(",")]
+    fix = "write --camera-pinhole fx,fy,cx,cy,width,height (pixels), e.g. 600,600,639.5,359.5,1280,720"
+    try:
+        fx, fy, cx, cy, w, h = (float(p) for p in parts)
+    except ValueError:
+        raise ValueError(f"--camera-pinhole {pinhole!r}: expected 6 numbers; {fix}") from None
+    if not all(np.isfinite([fx, fy, cx, cy, w, h])) or min(fx, fy, w, h) <= 0 or w != int(w) or h != int(h):
+        raise ValueError(f"--camera-pinhole {pinhole!r}: focal lengths and size must be positive, the size whole "
+                         f"pixels; {fix}")  # fmt: skip
+    return PinholeCamera(fx=fx, fy=fy, cx=cx, cy=cy, width=int(w), height=int(h))
+
+
+def write_annotation_files(
+    out: str | Path,
+    objects: Collection[EpisodeObject],
+    fixtures: Collection[Fixture] | None,
+    camera: PinholeCamera | FisheyeCamera | EquirectCamera | None,
+) -> list[Path]:
+    """``objects.jsonl`` and, when given, ``fixtures.jsonl`` and ``camera.json`` in ``out``; the paths."""
+    from egoworld.core.folders.files import write_json
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    write_jsonl(
-        out / "objects.jsonl", (o.model_dump(mode="json", exclude_defaults=True) for o in episode.objects)
-    )
-    write_jsonl(
-        out / "fixtures.jsonl", (f.model_dump(mode="json", exclude_defaults=True) for f in episode.fixtures)
-    )
-    if episode.camera is not None:
-        text = json.dumps(episode.camera.model_dump(mode="json"), sort_keys=True, indent=2)
-        (out / "camera.json").write_text(text + "\n")
-    return out
+    paths = [out / "objects.jsonl"]
+    write_jsonl(paths[0], (o.model_dump(mode="json", exclude_defaults=True) for o in objects))
+    if fixtures is not None:
+        paths.append(out / "fixtures.jsonl")
+        write_jsonl(paths[-1], (f.model_dump(mode="json", exclude_defaults=True) for f in fixtures))
+    if camera is not None:
+        paths.append(out / "camera.json")
+        write_json(paths[-1], camera.model_dump(mode="json"))
+    return paths
+
+
+def write_annotations(episode: Episode, out: str | Path) -> Path:
+    """Export what a kitchen user annotates (objects and movements, fixtures, camera calibration) into
+    ``out`` as ``objects.jsonl``, ``fixtures.jsonl`` and ``camera.json``; no poses, no visibility."""
+    write_annotation_files(out, episode.objects, episode.fixtures, episode.camera)
+    return Path(out)

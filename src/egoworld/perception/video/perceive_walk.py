@@ -8,11 +8,12 @@ linked or copied in), its four view videos (`egoworld.world.panorama_views.cut_v
 ``place_visits.jsonl`` / ``places.jsonl`` from the trajectory (`egoworld.perception.video.place_visits`).
 
 `perceive_kitchen` (`egoworld.perception.video.perceive_kitchen`, above this module) turns a kitchen video and its movement
-annotations into the folder `build beyond3d` reads.
+annotations into the folder `build beyond3d` reads (an estimated trajectory aligned to the annotations by
+``--align``, `egoworld.perception.video.trajectory_align`).
 
 ``episode.json`` ``meta["perception"]`` holds one record per perceived field (backend, version, settings)
 and the `PerceiveSettings`; ``meta["perception"]["poses"]["metric"]`` says whether positions are metres
-(an Aria MPS import or ``--scale``): builders refuse questions that need metres when it is False.
+(an Aria MPS import, ``--scale`` or a kitchen's ``--align``): builders refuse questions that need metres when it is False.
 """
 
 from __future__ import annotations
@@ -63,9 +64,13 @@ class PerceiveSettings:
     )
     fixtures: str | None = None  # kitchen: fixture boxes (fixtures.jsonl spelling)
     camera: str | None = None  # kitchen: the camera model (JSON); default a 90° pinhole
+    align: str | None = None  # kitchen: camera positions in the annotations' frame (trajectory_align)
 
     def to_json(self) -> dict:
-        return asdict(self) | {"vocabulary": list(self.vocabulary)}
+        out = asdict(self) | {"vocabulary": list(self.vocabulary)}
+        if out["align"] is None:  # absent when unset: settings without it compare equal
+            del out["align"]
+        return out
 
     def check(self) -> None:
         """Refuse settings that cannot work, before any video is read."""
@@ -84,6 +89,9 @@ class PerceiveSettings:
             raise ValueError(f"--reid {self.reid!r}: expected 2d or 3d")
         if self.kind == "kitchen":
             self.check_kitchen()
+        elif self.align is not None:
+            raise ValueError(f"--align {self.align}: aligns a kitchen's trajectory to its annotations; a "
+                             f"{self.kind} has none (--scale makes a trajectory metric)")  # fmt: skip
         if self.detector is None:
             if self.kind == "walk":  # trajectory-only: poses, views and places, no objects
                 if self.vocabulary:
@@ -102,10 +110,13 @@ class PerceiveSettings:
         if self.movements is None:
             raise ValueError("--kind kitchen needs --movements FILE: the annotated object movements (an objects "
                              "JSONL, or HD-EPIC's assoc_info.json); perception adds the trajectory and detections")  # fmt: skip
-        if self.trajectory in ("colmap", "odometry"):
+        if self.trajectory in ("colmap", "odometry") and self.align is None:
             raise ValueError(f"--kind kitchen --trajectory {self.trajectory}: the annotated positions are in the "
-                             "annotations' frame, an estimated trajectory is not; give --trajectory FILE in that "
-                             "frame (Aria MPS closed_loop_trajectory.csv, TUM or COLMAP text)")  # fmt: skip
+                             "annotations' frame, an estimated trajectory is not; give --align FILE (rows t_s,x,y,z: "
+                             "the camera's position in that frame at 3 or more times) or --trajectory FILE in "
+                             "that frame (Aria MPS closed_loop_trajectory.csv, TUM or COLMAP text)")  # fmt: skip
+        if self.align is not None and self.scale is not None:
+            raise ValueError("give --scale or --align, not both: the alignment fits the scale")
 
     def stride_for(self, index: VideoIndex) -> int:
         """Frames between perceived frames: ``--stride``, or the video's rate over ``--fps`` (default 1)."""
