@@ -36,7 +36,6 @@ from egoworld.benchmarks.vsi_wild.build.config import BuildConfig, VMRRules
 from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.core.folders.files import InputFileError
 from egoworld.metrics.mra import mra_linear
-from egoworld.world.panorama_views import VIEW_ORDER
 from egoworld.world.walk_source import WalkSource, load_source
 
 #: VMR re-answered on the truth: the angle at the moment with no steadiness rule (every moment gets one)
@@ -75,8 +74,8 @@ class TaskAgreement:
 
 
 def walk_drafts(src: WalkSource, task: str, cfg: BuildConfig) -> list[Draft]:
-    """The builder's candidate questions of one task over the four view videos."""
-    return [d for v in VIEW_ORDER for d in view_drafts(task, src, v, f"videos/{src.video_id(v)}.mp4", cfg)]
+    """The builder's candidate questions of one task over the walk's view videos."""
+    return [d for v in src.views for d in view_drafts(task, src, v, f"videos/{src.video_id(v)}.mp4", cfg)]
 
 
 def _vpo_valid(d: Draft, truth: WalkSource) -> bool:

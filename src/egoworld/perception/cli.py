@@ -13,11 +13,16 @@ from egoworld.core.errors import console, exit_on_user_error
 
 @exit_on_user_error
 def perceive_cmd(
-    videos: Annotated[list[Path], typer.Argument(help="Video files, one episode each (a walk: 360° 2:1).")],
+    videos: Annotated[
+        list[Path],
+        typer.Argument(help="Video files, one episode each (a walk: 360° 2:1, or a phone / GoPro video)."),
+    ],
     out: Annotated[Path, typer.Option("--out", help="World folder to write (one folder per episode).")],
     kind: Annotated[
         str,
-        typer.Option("--kind", help="walk (panoramic walk → VSI-Super-Wild) or kitchen (→ Beyond3D)."),
+        typer.Option(
+            "--kind", help="walk (360° or perspective walk → VSI-Super-Wild) or kitchen (→ Beyond3D)."
+        ),
     ] = "walk",
     trajectory: Annotated[
         str,
@@ -68,7 +73,11 @@ def perceive_cmd(
     ] = None,
     camera: Annotated[
         Path | None,
-        typer.Option("--camera", help="Kitchen: camera model JSON (default: 90° pinhole over the frame)."),
+        typer.Option(
+            "--camera",
+            help="Camera model JSON (kind pinhole, fisheye or equirect; default: a walk's 2:1 video is a 360° "
+            "panorama, any other video a 90° pinhole over the frame).",
+        ),
     ] = None,
     align: Annotated[
         Path | None,

@@ -7,7 +7,9 @@ An episode folder qualifies when it holds (a synthetic walk from `egoworld.sim.w
 * ``episode.json`` with camera poses (``poses.jsonl``) and ``media.video`` = the equirectangular video;
 * the view videos ``media.extra["front" | "right" | "back" | "left"]`` (make them with
   ``egoworld vsi-wild views PANO.mp4 --out DIR``); their yaw / FOV from ``meta["views"]`` when present,
-  else `FOUR_VIEWS` and 90°;
+  else `FOUR_VIEWS` and 90°. A perspective walk (``episode.camera`` pinhole or fisheye: a phone's video,
+  `egoworld.perception.video.perspective_walk`) has only the views ``meta["views"]`` lists (one, ``front``)
+  and no panorama (`WalkSource.panoramic` False: VPO, which re-renders the panorama, is not built);
 * ``media.extra["appearances"]``: rows ``{view, object, category, first_s, last_s, intervals}``;
 * ``media.extra["place_visits"]``: contiguous rows ``{place, start_s, end_s}`` (VPO), optional
   ``media.extra["places"]`` with ``{id, kind, name}``.
@@ -150,6 +152,11 @@ class WalkSource:
         """The id of a view video (sample ``episode``): ``<episode>_<view>``, as the official file names them."""
         return f"{self.episode.id}_{view}"
 
+    @property
+    def panoramic(self) -> bool:
+        """Whether ``media.video`` is a 360° panorama (False: a perspective walk of fewer views)."""
+        return self.episode.camera is None or self.episode.camera.kind == "equirect"
+
     @cached_property
     def pano_index(self) -> VideoIndex:
         return probe(self.pano)
@@ -175,7 +182,14 @@ def load_source(folder: str | Path) -> WalkSource:
         raise InputFileError(f"{folder}: episode {ep.id} has no panorama video (media.video)")
     views_meta = ep.meta.get("views", {})
     views: dict[str, ViewVideo] = {}
-    for v in VIEW_ORDER:
+    names = VIEW_ORDER
+    if ep.camera is not None and ep.camera.kind != "equirect":
+        names = tuple(v for v in VIEW_ORDER if v in views_meta)
+        if not names:
+            raise InputFileError(f"{folder}: episode {ep.id} is a perspective walk ({ep.camera.kind} camera) whose "
+                                 "meta.views lists none of front, right, back, left; perceive it again with "
+                                 "`egoworld world perceive VIDEO --kind walk`")  # fmt: skip
+    for v in names:
         path = _extra(ep, folder, v, "cut the panorama with `egoworld vsi-wild views PANO --out DIR`")
         meta = views_meta.get(v, {})
         index = probe(path)
@@ -187,7 +201,7 @@ def load_source(folder: str | Path) -> WalkSource:
     fix = "a synthetic walk writes it; for a recording, annotate per-view appearance intervals"
     apps: dict[str, list[Appearance]] = defaultdict(list)
     for row in _rows(_extra(ep, folder, "appearances", fix), AppearanceRow):
-        if row.view in VIEW_ORDER:
+        if row.view in views:
             apps[row.view].append(Appearance(row.object, row.category, row.intervals))
     visits = [
         Visit(r.place, r.start_s, r.end_s)

@@ -2,7 +2,9 @@
 
 `perceive_walk` turns a user's own panoramic (equirectangular 2:1) walk into the folder
 `egoworld.world.walk_source` reads, as a synthetic walk writes it: the panorama (``media.video``,
-linked or copied in), its four view videos (`egoworld.world.panorama_views.cut_views`), camera poses
+linked or copied in), its four view videos (`egoworld.world.panorama_views.cut_views`) — or, for a phone's
+perspective (or fisheye) video, that video and its one view ``front``
+(`egoworld.perception.video.perspective_walk`) — camera poses
 (``poses.jsonl``), per-view ``appearances.jsonl`` from detections linked into instances
 (`egoworld.perception.video.instance_tracks`), the tracked per-view detections (``detections_<view>.jsonl``) and
 ``place_visits.jsonl`` / ``places.jsonl`` from the trajectory (`egoworld.perception.video.place_visits`).
@@ -63,7 +65,7 @@ class PerceiveSettings:
         None  # kitchen: the annotated objects and movements (egoworld.perception.kitchen_annotations)
     )
     fixtures: str | None = None  # kitchen: fixture boxes (fixtures.jsonl spelling)
-    camera: str | None = None  # kitchen: the camera model (JSON); default a 90° pinhole
+    camera: str | None = None  # the camera model (JSON); default: a walk 2:1 → equirect, else a 90° pinhole
     align: str | None = None  # kitchen: camera positions in the annotations' frame (trajectory_align)
 
     def to_json(self) -> dict:
@@ -139,18 +141,21 @@ def read_trajectory(spec: str, fps: float) -> Trajectory | None:
 
 
 def estimate_trajectory(
-    spec: str, pano: Path, front: Path, camera: dict, stride: int, seed: int
+    spec: str, pano: Path, front: Path, camera: dict, stride: int, seed: int, panoramic: bool = True
 ) -> Trajectory:
-    """``odometry`` on the front view (its pinhole camera: the panorama's own frame) or ``colmap`` on the
-    panorama's four views."""
+    """``odometry`` on the front view (its pinhole camera: the walk's own frame), or ``colmap`` on a panorama's
+    four views (``panoramic``) or on the one view of a perspective walk."""
+    from egoworld.geometry.cameras import PinholeCamera
+
+    cam = PinholeCamera(**{k: v for k, v in camera.items() if k != "kind"})
     if spec == "odometry":
-        from egoworld.geometry.cameras import PinholeCamera
         from egoworld.perception.video.odometry import OpenCVOdometry
 
-        cam = PinholeCamera(**{k: v for k, v in camera.items() if k != "kind"})
         return OpenCVOdometry(stride=stride, camera=cam, panorama=False, seed=seed).estimate(front)
     from egoworld.perception.video.colmap import ColmapEstimator
 
+    if not panoramic:
+        return ColmapEstimator(stride=stride, camera=cam, panorama=False, seed=seed).estimate(front)
     return ColmapEstimator(stride=stride, panorama=True, seed=seed).estimate(pano)
 
 
@@ -273,30 +278,38 @@ def perceive_objects(
 
 
 def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Say) -> Path:
-    """Perceive one panoramic walk into ``folder`` (see the module docstring)."""
-    from egoworld.geometry.cameras import EquirectCamera
+    """Perceive one walk into ``folder`` (see the module docstring): a panorama's four views, or the one
+    view of a perspective (or fisheye) video (`egoworld.perception.video.perspective_walk`)."""
+    from egoworld.perception.video.perspective_walk import perspective_view, walk_camera
     from egoworld.world.episode import Episode, EpisodeMedia
     from egoworld.world.episode_folder import save_episode
     from egoworld.world.panorama_views import VIEW_ORDER, cut_views
 
     index = open_video(video)
-    if abs(index.width - 2 * index.height) > 2:
-        raise InputFileError(f"{video}: {index.width}×{index.height} is not an equirectangular (2:1) panorama; "
-                             "--kind walk reads 360° walks (export the equirectangular video)")  # fmt: skip
+    camera, cam_record = walk_camera(settings.camera, video, index, say)
+    panoramic = camera.kind == "equirect"
     episode = folder.name
     stride = settings.stride_for(index)
     if settings.detector is not None:
-        preflight(settings, episode, VIEW_ORDER)
+        preflight(settings, episode, VIEW_ORDER if panoramic else ("front",))
     traj = read_trajectory(settings.trajectory, index.avg_fps or 1.0)
-    pano = folder / f"pano{video.suffix.lower()}"
-    link_into(video, pano)
-    say(f"{episode}: cutting the four views ({settings.view_size} px)")
-    views = cut_views(pano, folder, size=settings.view_size)
+    media = folder / f"{'pano' if panoramic else 'video'}{video.suffix.lower()}"
+    link_into(video, media)
+    if panoramic:
+        say(f"{episode}: cutting the four views ({settings.view_size} px)")
+        views = cut_views(media, folder, size=settings.view_size)
+        view_record = Provenance("equirect-cut", "av", {"size": settings.view_size, "fov_deg": 90.0}).record()
+    else:
+        say(f"{episode}: a perspective walk ({camera.kind} camera): one view, front")
+        views = perspective_view(video, folder, camera, link_into)  # type: ignore[arg-type]
+        view_record = Provenance(
+            "perspective", None, {"camera": cam_record, "fov_deg": views["front"]["fov_deg"]}
+        ).record()
     if traj is None:
         say(f"{episode}: trajectory ({settings.trajectory}, every {stride} frame(s) of {index.count})")
         front = views["front"]
-        traj = estimate_trajectory(settings.trajectory, pano, folder / front["video"], front["camera"], stride,
-                                   settings.seed)  # fmt: skip
+        traj = estimate_trajectory(settings.trajectory, media, folder / front["video"], front["camera"], stride,
+                                   settings.seed, panoramic)  # fmt: skip
     if settings.scale is not None:
         traj = traj.scaled(settings.scale)
     poses = traj.provenance.record() | traj.summary()
@@ -305,8 +318,11 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
     objects: dict | None = None
     if settings.detector is None:
         rows: list[dict] = []
-        say(f"{episode}: trajectory only (no --detector): poses, the four views and places, no objects; "
-            "`build vsi-wild` can build VMR from it (and VPO where the walk visits four places or more), not VOO / VOC (they need objects)")  # fmt: skip
+        what = (
+            "VMR from it (and VPO where the walk visits four places or more)" if panoramic else "VMR from it"
+        )
+        say(f"{episode}: trajectory only (no --detector): poses, the {'four views' if panoramic else 'view'} and "
+            f"places, no objects; `build vsi-wild` can build {what}, not VOO / VOC (they need objects)")  # fmt: skip
     else:
         rows, objects = perceive_objects(folder, episode, views, traj, stride, settings, say)
     write_jsonl(folder / "appearances.jsonl", rows)
@@ -319,7 +335,7 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
         "poses": poses,
         "appearances": objects,
         "place_visits": place_prov.record() | {"places": len(places)},
-        "views": Provenance("equirect-cut", "av", {"size": settings.view_size, "fov_deg": 90.0}).record(),
+        "views": view_record,
     }
     extra = {v: m["video"] for v, m in views.items()} | {
         "appearances": "appearances.jsonl",
@@ -330,9 +346,9 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
         id=episode,
         duration_s=duration,
         fps=index.avg_fps or 1.0,
-        camera=EquirectCamera(width=index.width, height=index.height),
+        camera=camera,
         poses=traj.track(),
-        media=EpisodeMedia(video=pano.name, extra=extra),
+        media=EpisodeMedia(video=media.name, extra=extra),
         source={"loader": "egoworld.perception", "kind": "walk", "video": video.name},
         meta={"views": views, "counts": objects["counts"] if objects else {}, "perception": perception},
     )

@@ -38,7 +38,6 @@ from egoworld.core.folders.hashing import sha256_file
 from egoworld.core.folders.loader import begin_write
 from egoworld.core.schema import Sample, TaskInfo
 from egoworld.world.episode_folder import find_episodes
-from egoworld.world.panorama_views import VIEW_ORDER
 from egoworld.world.walk_source import WalkSource, load_source
 
 STREAM_TASKS = {
@@ -114,7 +113,7 @@ def _place_video(src: WalkSource, view: str, out: Path, mode: str) -> str:
 def _source_entry(src: WalkSource) -> dict[str, Any]:
     files = {"episode": src.folder / "episode.json", "poses": src.folder / "poses.jsonl"}
     files |= {k: src.folder / src.episode.media.extra[k] for k in ("appearances", "place_visits")}
-    files |= {v: src.views[v].path for v in VIEW_ORDER} | {"pano": src.pano}
+    files |= {v: src.views[v].path for v in src.views} | ({"pano": src.pano} if src.panoramic else {"video": src.pano})
     entry = {"episode": src.id} | {k: sha256_file(p) for k, p in files.items() if p.is_file()}
     entry |= {"loader": src.episode.source["loader"]} if src.episode.source.get("loader") else {}
     reviews = src.episode.source.get("reviews")
@@ -155,10 +154,12 @@ def view_drafts(
     task: str, src: WalkSource, view: str, path: str, cfg: BuildConfig, left_out: dict[str, int] | None = None
 ) -> list[Draft]:
     """The candidate questions of one task over one view video (before selection); ``left_out`` counts
-    VMR moments left out for untrusted poses, by reason."""
+    VMR moments left out for untrusted poses, by reason. VPO needs a panorama: none from a perspective walk."""
     if task == "VMR":
         return vmr.drafts(src, view, path, cfg.vmr, cfg.seed, left_out)
     if task == "VPO":
+        if not src.panoramic:
+            return []
         return vpo.drafts(src, view, path, cfg.vpo, cfg.frames, cfg.seed)
     if task == "VOO":
         return voo.drafts(src, view, path, cfg.voo, cfg.frames, cfg.seed)
@@ -171,7 +172,7 @@ def _task_drafts(
     return [
         d
         for src in srcs
-        for v in VIEW_ORDER
+        for v in src.views
         for d in view_drafts(task, src, v, paths[(src.id, v)], cfg, left_out)
     ]
 
@@ -179,6 +180,17 @@ def _task_drafts(
 def objectless(srcs: list[WalkSource]) -> list[str]:
     """Episodes perceived trajectory-only (``world perceive`` without ``--detector``): no objects."""
     return [s.id for s in srcs if (s.episode.meta.get("perception") or {}).get("appearances", {}) is None]
+
+
+def perspective_notes(srcs: list[WalkSource], cfg: BuildConfig) -> list[str]:
+    """What perspective walks (one view, no panorama) cannot give: VPO's rotated query images."""
+    flat = [s.id for s in srcs if not s.panoramic]
+    if not flat or cfg.streaming or "VPO" not in cfg.tasks:
+        return []
+    what = "not built" if len(flat) == len(srcs) else f"built from {len(srcs) - len(flat)} episode(s) only"
+    return [f"VPO: {what} — {len(flat)} of {len(srcs)} episode(s) are perspective videos "
+            f"({', '.join(flat[:5])}{', …' if len(flat) > 5 else ''}: one view, no 360° panorama); VPO re-renders "
+            "its query frames 30–60° away from the view, which needs a panorama: record a 360° walk for VPO"]  # fmt: skip
 
 
 def _choose(task: str, drafts: list[Draft], cfg: BuildConfig) -> list[Draft]:
@@ -210,7 +222,7 @@ def _stream_choose(srcs: list[WalkSource], paths: dict, cfg: BuildConfig) -> lis
     groups = [
         g
         for src in srcs
-        for v in VIEW_ORDER
+        for v in src.views
         for g in streaming.groups(src, v, paths[(src.id, v)], cfg.stream)
     ]
     heads = {g[0].id: g for g in groups}
@@ -247,7 +259,7 @@ def build_vsi_wild(
     begin_write(out, "build vsi-wild")
     if (out / "images").is_dir():
         shutil.rmtree(out / "images")
-    paths = {(s.id, v): _place_video(s, v, out, cfg.media) for s in srcs for v in VIEW_ORDER}
+    paths = {(s.id, v): _place_video(s, v, out, cfg.media) for s in srcs for v in s.views}
     report_seconds = {"load": time.perf_counter() - t0}
     candidates: dict[str, int] = {}
     samples: list[Sample] = []
@@ -266,6 +278,9 @@ def build_vsi_wild(
                          f"({', '.join(bare[:5])}{', …' if len(bare) > 5 else ''}: perceived trajectory-only, "
                          "without --detector); perceive them with --detector to build these tasks")  # fmt: skip
             say(notes[-1])
+    for note in perspective_notes(srcs, cfg):
+        notes.append(note)
+        say(note)
     if cfg.streaming:
         t = time.perf_counter()
         chosen = _stream_choose(srcs, paths, cfg)
