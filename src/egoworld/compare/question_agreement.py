@@ -11,7 +11,8 @@ view video and moment (VMR), query frames (VPO), category set and kind (VOO), ca
   true spans — the capture order itself is exact). An anchor the truth cannot answer (a VOO category the
   truth never shows in that view) counts as a disagreement and is counted in ``unanswerable``.
 * ``matched_agreement``: among questions both worlds built (same id), the share with equal gold;
-  ``unmatched_perceived`` / ``unmatched_truth`` say how many had no partner.
+  ``unmatched_perceived`` / ``unmatched_truth`` say how many had no partner. A perspective walk (one view
+  of a phone's video) is matched against the truth's questions on that view only, and without VPO.
 
 Beyond3D: both worlds are built with `build_beyond3d`; samples are matched by id (anchor: episode, object,
 query time, type) and question text (an object–object question of the same anchor may name another visible
@@ -73,9 +74,16 @@ class TaskAgreement:
         return out
 
 
-def walk_drafts(src: WalkSource, task: str, cfg: BuildConfig) -> list[Draft]:
-    """The builder's candidate questions of one task over the walk's view videos."""
-    return [d for v in src.views for d in view_drafts(task, src, v, f"videos/{src.video_id(v)}.mp4", cfg)]
+def walk_drafts(
+    src: WalkSource, task: str, cfg: BuildConfig, views: Sequence[str] | None = None
+) -> list[Draft]:
+    """The builder's candidate questions of one task over the walk's view videos (those of ``views`` only)."""
+    return [
+        d
+        for v in src.views
+        if views is None or v in views
+        for d in view_drafts(task, src, v, f"videos/{src.video_id(v)}.mp4", cfg)
+    ]
 
 
 def _vpo_valid(d: Draft, truth: WalkSource) -> bool:
@@ -121,7 +129,9 @@ def walk_agreement(pairs: Sequence[tuple[Path, Path]], cfg: BuildConfig | None =
         ps, ts = load_source(pfolder), load_source(tfolder)
         for task, agg in tasks.items():
             mine = {d.id: d for d in walk_drafts(ps, task, cfg)}
-            theirs = {d.id: d for d in walk_drafts(ts, task, cfg)}
+            # a perspective walk is compared on its own view(s), without VPO (it needs the panorama)
+            shown = None if ps.panoramic else ([] if task == "VPO" else list(ps.views))
+            theirs = {d.id: d for d in walk_drafts(ts, task, cfg, shown)}
             agg.perceived += len(mine)
             agg.truth += len(theirs)
             for key, d in mine.items():

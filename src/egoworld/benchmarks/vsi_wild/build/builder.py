@@ -318,7 +318,7 @@ def build_vsi_wild(
         "config": cfg.to_json(),
         "rules": RULES,
         "distributions": _distributions(samples),
-    }
+    } | ({"notes": notes} if notes else {})
     t = time.perf_counter()
     bench = save_benchmark(
         out,
