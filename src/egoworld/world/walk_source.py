@@ -182,7 +182,7 @@ def load_source(folder: str | Path) -> WalkSource:
         raise InputFileError(f"{folder}: episode {ep.id} has no panorama video (media.video)")
     views_meta = ep.meta.get("views", {})
     views: dict[str, ViewVideo] = {}
-    names = VIEW_ORDER
+    names: tuple[str, ...] = VIEW_ORDER
     if ep.camera is not None and ep.camera.kind != "equirect":
         names = tuple(v for v in VIEW_ORDER if v in views_meta)
         if not names:

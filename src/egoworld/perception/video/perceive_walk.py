@@ -280,6 +280,7 @@ def perceive_objects(
 def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Say) -> Path:
     """Perceive one walk into ``folder`` (see the module docstring): a panorama's four views, or the one
     view of a perspective (or fisheye) video (`egoworld.perception.video.perspective_walk`)."""
+    from egoworld.geometry.cameras import EquirectCamera
     from egoworld.perception.video.perspective_walk import perspective_view, walk_camera
     from egoworld.world.episode import Episode, EpisodeMedia
     from egoworld.world.episode_folder import save_episode
@@ -301,7 +302,8 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
         view_record = Provenance("equirect-cut", "av", {"size": settings.view_size, "fov_deg": 90.0}).record()
     else:
         say(f"{episode}: a perspective walk ({camera.kind} camera): one view, front")
-        views = perspective_view(video, folder, camera, link_into)  # type: ignore[arg-type]
+        assert not isinstance(camera, EquirectCamera)  # panoramic is False
+        views = perspective_view(video, folder, camera, link_into)
         view_record = Provenance(
             "perspective", None, {"camera": cam_record, "fov_deg": views["front"]["fov_deg"]}
         ).record()

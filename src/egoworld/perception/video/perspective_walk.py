@@ -47,8 +47,8 @@ def walk_camera(
         say(f"WARNING: {video.name}: {size} is not a 2:1 panorama; read as a perspective video with an assumed "
             f"{DEFAULT_FOV_DEG:g}° horizontal pinhole (give --camera camera.json with your camera's fx, fy, cx, cy "
             "for a truer trajectory)")  # fmt: skip
-        cam = PinholeCamera.from_fov(index.width, index.height, DEFAULT_FOV_DEG)
-        return cam, {"backend": "default-pinhole", "fov_deg": DEFAULT_FOV_DEG}
+        pinhole = PinholeCamera.from_fov(index.width, index.height, DEFAULT_FOV_DEG)
+        return pinhole, {"backend": "default-pinhole", "fov_deg": DEFAULT_FOV_DEG}
     cam = read_camera(camera_file)
     name = Path(camera_file).name
     if isinstance(cam, EquirectCamera) and not is_two_to_one(index):
@@ -88,7 +88,9 @@ def undistort_video(src: Path, dst: Path, fisheye: FisheyeCamera) -> PinholeCame
     fps = probe(src).avg_fps or 1.0
     with VideoWriter(dst, float(fps), (w, h)) as out:
         for _t, rgb in sampled_frames(src, 1):
-            out.write(cv2.remap(rgb, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT))
+            out.write(
+                np.asarray(cv2.remap(rgb, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT), np.uint8)
+            )
     return pinhole
 
 
