@@ -29,8 +29,9 @@ def compare_cmd(
     """Compare a perceived world with its truth, episode by episode (paired by id): trajectory (evo ATE after
     Sim(3) alignment, % of path; RPE), places, tracking (TrackEval HOTA, motmetrics IDF1 / MOTA), count MRA per
     category, first / last appearance time error, and question agreement per task (VSI-Super-Wild VMR, VPO,
-    VOO, VOC; Beyond3D types): the share of questions built from the perceived world whose gold the truth
-    gives too. Questions without a twin are counted and said.
+    VOO, VOC; Beyond3D types): gold agreement over the truth world's questions (one the perceived build does
+    not ask counts against), coverage, and the matched-only figure. Questions without a twin are counted
+    and said.
 
     Example: egoworld world compare worlds/perceived worlds/walks --out compare.json"""
     from egoworld.compare.worlds import compare_worlds, finite, render

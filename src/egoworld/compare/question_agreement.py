@@ -2,21 +2,27 @@
 
 VSI-Super-Wild: every candidate question of the builder's own task rules (`vsi_wild.vmr`, `vpo`, `voo`,
 `voc`, before selection and letter balance) is made from both worlds and matched by its id — its anchor:
-view video and moment (VMR), query frames (VPO), category set and kind (VOO), category (VOC). Two shares:
+view video and moment (VMR), query frames (VPO), category set and kind (VOO), category (VOC). Per task:
 
-* ``agreement``: of the perceived world's questions, those whose gold equals the truth's answer to the
-  same anchor (re-answered on the truth world: the true motion angle at the moment, nearest option of the
-  question's own set; the true order of the four categories' first / last appearances; the true unique
+* ``agreement``: over the truth world's questions (what a benchmark built on the truth asks), the share the
+  perceived benchmark asks too (same id) with the same gold. A truth question the perceived benchmark does
+  not ask counts as a disagreement, so a perceived world that answers few questions right cannot score high.
+* ``coverage``: the share of the truth's questions the perceived benchmark asks (``matched / truth``).
+* ``agreement_matched``: among questions both worlds built (same id), the share with equal gold (the
+  matched-only figure; ``agreement = coverage × agreement_matched``).
+* ``agreement_perceived``: of the perceived world's questions, those whose gold equals the truth's answer to
+  the same anchor (re-answered on the truth world: the true motion angle at the moment, nearest option of
+  the question's own set; the true order of the four categories' first / last appearances; the true unique
   count; for VPO, whether the four frames show four different true places in the capture order of their
   true spans — the capture order itself is exact). An anchor the truth cannot answer (a VOO category the
   truth never shows in that view) counts as a disagreement and is counted in ``unanswerable``.
-* ``matched_agreement``: among questions both worlds built (same id), the share with equal gold;
-  ``unmatched_perceived`` / ``unmatched_truth`` say how many had no partner.
+* ``unmatched_perceived`` / ``unmatched_truth``: questions without a partner in the other build.
 
 Beyond3D: both worlds are built with `build_beyond3d`; samples are matched by id (anchor: episode, object,
 query time, type) and question text (an object–object question of the same anchor may name another visible
-reference object: counted apart, ``same_anchor_other_question``) and their gold option text compared (only
-matched questions can be).
+reference object: counted apart, ``same_anchor_other_question``) and their gold option text compared:
+``agreement`` over the truth's questions, ``coverage`` and ``agreement_matched`` as above (no
+``agreement_perceived``: a Beyond3D question is not re-answered on the truth).
 """
 
 from __future__ import annotations
@@ -45,7 +51,8 @@ ANY_MOTION = VMRRules(min_speed_m_s=0.0, max_turn_deg=1e9, max_off_deg=180.0)
 
 @dataclass
 class TaskAgreement:
-    """One task's figures; ``gold`` holds (perceived gold, truth answer) of each perceived question."""
+    """One task's counts: questions per world, matched (same id), equal gold among matched (``matched_equal``)
+    and among the perceived re-answered on the truth (``equal``)."""
 
     perceived: int = 0
     truth: int = 0
@@ -62,10 +69,12 @@ class TaskAgreement:
         out: dict[str, Any] = {
             "perceived": self.perceived,
             "truth": self.truth,
-            "agreement": share(self.equal, self.perceived),
-            "unanswerable": self.unanswerable,
             "matched": self.matched,
-            "matched_agreement": share(self.matched_equal, self.matched),
+            "agreement": share(self.matched_equal, self.truth),
+            "coverage": share(self.matched, self.truth),
+            "agreement_matched": share(self.matched_equal, self.matched),
+            "agreement_perceived": share(self.equal, self.perceived),
+            "unanswerable": self.unanswerable,
             "unmatched_perceived": self.perceived - self.matched,
             "unmatched_truth": self.truth - self.matched,
         }
@@ -168,7 +177,7 @@ def beyond3d_agreement(
 
 def beyond3d_sample_agreement(perceived: Sequence[Any], truth: Sequence[Any]) -> dict[str, dict]:
     """Per Beyond3D type (truth's types first), built samples of the two worlds matched by id and question
-    text: the `TaskAgreement` figures with ``agreement`` over matched questions, and the
+    text: the `TaskAgreement` figures (no re-answered ``agreement_perceived``), and the
     ``same_anchor_other_question`` count (same id, another question)."""
     theirs = {s.id: s for s in truth}
     out: dict[str, dict] = {}
@@ -185,7 +194,7 @@ def beyond3d_sample_agreement(perceived: Sequence[Any], truth: Sequence[Any]) ->
                 agg.matched += 1
                 agg.matched_equal += _gold(other) == _gold(s)
         row = agg.to_json() | {"same_anchor_other_question": other_question}
-        row["agreement"] = row["matched_agreement"]  # Beyond3D: only matched anchors are answered
-        row.pop("unanswerable")
+        for key in ("agreement_perceived", "unanswerable"):  # Beyond3D: not re-answered on the truth
+            row.pop(key)
         out[task] = row
     return out

@@ -130,14 +130,26 @@ def figure_table(res: dict) -> Table:
 
 
 def question_table(res: dict) -> Table:
+    """Per benchmark and task: gold agreement over the truth's questions, coverage, the matched-only and the
+    perceived-side figures (`question_agreement`)."""
     rows: Table = [
-        ["benchmark", "task", "perceived", "truth", "gold agreement", "matched", "matched agreement"]
-    ]
+        ["benchmark", "task", "truth", "perceived", "matched", "gold agreement (of truth)", "coverage",
+         "agreement of matched", "agreement of perceived"]
+    ]  # fmt: skip
     for bench, tasks in res["questions"].items():
         for task, f in tasks.items():
-            rows.append([bench, task, str(f["perceived"]), str(f["truth"]), _pct(f["agreement"]),
-                         str(f["matched"]), _pct(f["matched_agreement"])])  # fmt: skip
+            rows.append([bench, task, str(f["truth"]), str(f["perceived"]), str(f["matched"]),
+                         _pct(f["agreement"]), _pct(f["coverage"]), _pct(f["agreement_matched"]),
+                         _pct(f.get("agreement_perceived"))])  # fmt: skip
     return rows
+
+
+QUESTION_NOTE = (
+    "gold agreement (of truth): truth questions the perceived build asks with the same gold / truth questions "
+    "(a truth question it does not ask counts against); coverage: asked / truth questions; agreement of "
+    "matched: same gold / questions both built; agreement of perceived: perceived questions whose gold the "
+    "truth gives when re-answered / perceived questions"
+)
 
 
 def render(res: dict) -> str:
@@ -145,7 +157,7 @@ def render(res: dict) -> str:
     parts = [f"{res['pairs']} episode(s) compared: {res['perceived']} against {res['truth']}", "",
              to_markdown(figure_table(res))]  # fmt: skip
     if res["questions"]:
-        parts += ["", to_markdown(question_table(res))]
+        parts += ["", to_markdown(question_table(res)), "", QUESTION_NOTE]
     warn = []
     for bench, tasks in res["questions"].items():
         for task, f in tasks.items():
