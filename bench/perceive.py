@@ -11,7 +11,8 @@ detection check (tracked boxes, no true ids) against the truth's.
 
 Targets (issue 20): VMR gold agreement ≥ 90 %, VOO ≥ 85 %, VOC count MRA ≥ 0.85, ATE ≤ 5 % of the path,
 perception ≤ 60 s per video minute. Gold agreement is over the truth world's questions (one the perceived
-build does not ask counts against; stderr also says coverage and the matched-only figure). Ends with one JSON line of figures.
+build does not ask counts against; stderr also says coverage and the matched-only figure), and how many
+wrong golds the first 10 % / 20 % of each task's doubt order (`vsi_wild.build.doubt`) hold. Ends with one JSON line of figures.
 
 Environment: EGOWORLD_BENCH_QUICK=1 (2 walks × 2 min, 2 kitchens × 2 min instead of 2 × 10 and 2 × 5),
 EGOWORLD_BENCH_DIR (default: a temporary folder).
@@ -208,6 +209,11 @@ def main() -> None:
     q = walks["questions"].get("vsi_wild", {})
     b3d = kitchens["questions"].get("beyond3d", {})
     say_agreement("VSI-Super-Wild", q)
+    for task, f in q.items():
+        c = f.get("doubt_catch")
+        if c:
+            say(f"VSI-Super-Wild {task}: of {c['wrong']} wrong golds in {c['questions']} perceived questions, "
+                f"the first 10 % of the doubt order holds {c['first_10pct']}, the first 20 % {c['first_20pct']}")  # fmt: skip
     say_agreement("Beyond3D", b3d)
     walk_min, kitchen_min = EPISODES * WALK_MIN, EPISODES * KITCHEN_MIN
 
@@ -238,6 +244,7 @@ def main() -> None:
         "last_s_error": ws.get("last_s_error"),
         "questions": {t: {k: f.get(k) for k in QUESTION_KEYS} for t, f in q.items()},  # fmt: skip
         "voc_count_mra": q.get("VOC", {}).get("count_mra"),
+        "doubt_catch": {t: f["doubt_catch"] for t, f in q.items() if f.get("doubt_catch")},
         "kitchen_ate_pct": mean([f["ate_pct"] for f in kitchen_traj]),
         "kitchen_registration_rate": mean([f["registration_rate"] for f in kitchen_traj]),
         "kitchen_hota": ks.get("hota"),

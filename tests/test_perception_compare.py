@@ -219,3 +219,19 @@ def test_beyond3d_questions_of_a_kitchen(tmp_path: Path) -> None:
     _set_poses(perceived / "kitchen_000", m)
     moved = compare_worlds(perceived, truth, anchors=50)["questions"]["beyond3d"]
     assert any(f["agreement"] != 1.0 or f["matched"] != f["truth"] for f in moved.values())
+
+
+def test_doubt_puts_a_wrong_gold_early(truth: Path, tmp_path: Path) -> None:
+    """One spurious one-frame instance in the perceived front view (a detector's glimpse): its category's
+    VOC gold is one too many, and the doubt order puts that question in its first 10 %."""
+    perceived = _copy(truth, tmp_path)
+    ep_dir = perceived / "walk_000"
+    rows = list(read_jsonl(ep_dir / "appearances.jsonl"))
+    cat = Counter(r["category"] for r in rows if r["view"] == "front").most_common(1)[0][0]
+    ghost = {"view": "front", "object": "ghost", "category": cat, "first_s": 90.0, "last_s": 90.0,
+             "intervals": [[90.0, 90.0]], "frames": 1, "score": 0.3}  # fmt: skip
+    write_jsonl(ep_dir / "appearances.jsonl", [*rows, ghost])
+    voc = compare_worlds(perceived, truth)["questions"]["vsi_wild"]["VOC"]
+    catch = voc["doubt_catch"]
+    assert catch["wrong"] == 1 and catch["first_10pct"] == 1, catch
+    assert catch["questions"] >= 10  # the first 10 % holds one or two questions, the wrong one among them

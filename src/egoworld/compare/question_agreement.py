@@ -17,6 +17,9 @@ view video and moment (VMR), query frames (VPO), category set and kind (VOO), ca
   true spans — the capture order itself is exact). An anchor the truth cannot answer (a VOO category the
   truth never shows in that view) counts as a disagreement and is counted in ``unanswerable``.
 * ``unmatched_perceived`` / ``unmatched_truth``: questions without a partner in the other build.
+* ``doubt_catch``: the perceived questions ordered most-doubtful first (``metadata["doubt"]``,
+  `vsi_wild.build.doubt`): how many of the wrong golds (``agreement_perceived``'s disagreements) the first
+  10 % and 20 % of that order hold — what a reviewer who follows the order finds first.
 
 Beyond3D: both worlds are built with `build_beyond3d`; samples are matched by id (anchor: episode, object,
 query time, type) and question text (an object–object question of the same anchor may name another visible
@@ -39,6 +42,7 @@ from egoworld.benchmarks.vsi_wild import TASK_ORDER
 from egoworld.benchmarks.vsi_wild.build import vmr, voc, voo
 from egoworld.benchmarks.vsi_wild.build.builder import view_drafts
 from egoworld.benchmarks.vsi_wild.build.config import BuildConfig, VMRRules
+from egoworld.benchmarks.vsi_wild.build.doubt import caught
 from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.core.folders.files import InputFileError
 from egoworld.metrics.mra import mra_linear
@@ -61,6 +65,7 @@ class TaskAgreement:
     equal: int = 0
     unanswerable: int = 0
     mra: list[float] = field(default_factory=list)
+    doubts: list[tuple[str, float | None, bool]] = field(default_factory=list)  # (id, doubt, gold wrong)
 
     def to_json(self) -> dict[str, Any]:
         def share(a: int, b: int) -> float | None:
@@ -80,6 +85,8 @@ class TaskAgreement:
         }
         if self.mra:
             out["count_mra"] = float(np.mean(self.mra))
+        if self.doubts:
+            out["doubt_catch"] = caught(self.doubts)
         return out
 
 
@@ -138,6 +145,7 @@ def walk_agreement(pairs: Sequence[tuple[Path, Path]], cfg: BuildConfig | None =
                 answer = truth_answer(task, d, ts, cfg)
                 agg.unanswerable += answer is None
                 agg.equal += answer == d.correct
+                agg.doubts.append((key, d.metadata.get("doubt"), answer != d.correct))
                 if task == "VOC":
                     agg.mra.append(mra_linear(d.correct, answer))
                 if key in theirs:

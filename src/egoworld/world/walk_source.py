@@ -8,7 +8,9 @@ An episode folder qualifies when it holds (a synthetic walk from `egoworld.sim.w
 * the view videos ``media.extra["front" | "right" | "back" | "left"]`` (make them with
   ``egoworld vsi-wild views PANO.mp4 --out DIR``); their yaw / FOV from ``meta["views"]`` when present,
   else `FOUR_VIEWS` and 90°;
-* ``media.extra["appearances"]``: rows ``{view, object, category, first_s, last_s, intervals}``;
+* ``media.extra["appearances"]``: rows ``{view, object, category, first_s, last_s, intervals}`` (optional
+  ``frames``, ``score``: mean detection score, ``max_pixels``: largest visible size, read for doubt and the
+  visibility rule);
 * ``media.extra["place_visits"]``: contiguous rows ``{place, start_s, end_s}`` (VPO), optional
   ``media.extra["places"]`` with ``{id, kind, name}``.
 
@@ -21,6 +23,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -80,11 +83,15 @@ def _rows(path: Path, model: type[_Row]) -> list:
 
 @dataclass(frozen=True)
 class Appearance:
-    """One instance in one view: its visible intervals ``[[start_s, end_s], …]`` (frame times)."""
+    """One instance in one view: its visible intervals ``[[start_s, end_s], …]`` (frame times), and where
+    the row gives them, the frames that saw it, its mean detection score and its largest visible size."""
 
     object: str
     category: str
     intervals: tuple[tuple[float, float], ...]
+    frames: int | None = None
+    score: float | None = None
+    max_pixels: float | None = None
 
     @property
     def first_s(self) -> float:
@@ -165,6 +172,12 @@ def _extra(ep: Episode, folder: Path, key: str, fix: str) -> Path:
     return path
 
 
+def _num(extra: dict, key: str, kind: type) -> Any:
+    """An optional number of an appearances row (None when absent)."""
+    value = extra.get(key)
+    return None if value is None else kind(value)
+
+
 def load_source(folder: str | Path) -> WalkSource:
     """Load and check one walk episode folder (see the module docstring)."""
     folder = Path(folder)
@@ -188,7 +201,11 @@ def load_source(folder: str | Path) -> WalkSource:
     apps: dict[str, list[Appearance]] = defaultdict(list)
     for row in _rows(_extra(ep, folder, "appearances", fix), AppearanceRow):
         if row.view in VIEW_ORDER:
-            apps[row.view].append(Appearance(row.object, row.category, row.intervals))
+            extra = row.model_extra or {}
+            apps[row.view].append(
+                Appearance(row.object, row.category, row.intervals, _num(extra, "frames", int),
+                           _num(extra, "score", float), _num(extra, "max_pixels", float))
+            )  # fmt: skip
     visits = [
         Visit(r.place, r.start_s, r.end_s)
         for r in _rows(
