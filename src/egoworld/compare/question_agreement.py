@@ -1,6 +1,8 @@
 """Question agreement: do the questions built from a perceived world have the gold the truth gives them?
 
-VSI-Super-Wild: every candidate question of the builder's own task rules (`vsi_wild.vmr`, `vpo`, `voo`,
+VSI-Super-Wild: both worlds pass the builder's visibility rule (`vsi_wild.build.visibility`: the same
+minimum size and duration for truth and perceived instances, by default `config.ANNOTATOR`: 64 px², 1 s;
+what it left out, per side, is in each task's ``visibility``); every candidate question of the builder's own task rules (`vsi_wild.vmr`, `vpo`, `voo`,
 `voc`, before selection and letter balance) is made from both worlds and matched by its id — its anchor:
 view video and moment (VMR), query frames (VPO), category set and kind (VOO), category (VOC). Per task:
 
@@ -39,9 +41,9 @@ from typing import Any
 import numpy as np
 
 from egoworld.benchmarks.vsi_wild import TASK_ORDER
-from egoworld.benchmarks.vsi_wild.build import vmr, voc, voo
+from egoworld.benchmarks.vsi_wild.build import visibility, vmr, voc, voo
 from egoworld.benchmarks.vsi_wild.build.builder import view_drafts
-from egoworld.benchmarks.vsi_wild.build.config import BuildConfig, VMRRules
+from egoworld.benchmarks.vsi_wild.build.config import ANNOTATOR, BuildConfig, VMRRules
 from egoworld.benchmarks.vsi_wild.build.doubt import caught
 from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.core.folders.files import InputFileError
@@ -132,10 +134,14 @@ def truth_answer(task: str, d: Draft, truth: WalkSource, cfg: BuildConfig) -> An
 
 def walk_agreement(pairs: Sequence[tuple[Path, Path]], cfg: BuildConfig | None = None) -> dict[str, dict]:
     """Per task the figures of the module docstring, over ``(perceived, truth)`` walk episode folders."""
-    cfg = cfg or BuildConfig()
+    cfg = cfg or BuildConfig(visibility=ANNOTATOR)
     tasks = {t: TaskAgreement() for t in TASK_ORDER}
+    seen: dict[str, int] = {}
     for pfolder, tfolder in pairs:
-        ps, ts = load_source(pfolder), load_source(tfolder)
+        (ps, pt), (ts, tt) = (visibility.apply(load_source(f), cfg.visibility) for f in (pfolder, tfolder))
+        for side, tally in (("perceived", pt), ("truth", tt)):
+            for k, n in tally.items():
+                seen[f"{side}_{k}"] = seen.get(f"{side}_{k}", 0) + n
         for task, agg in tasks.items():
             mine = {d.id: d for d in walk_drafts(ps, task, cfg)}
             theirs = {d.id: d for d in walk_drafts(ts, task, cfg)}
@@ -152,7 +158,10 @@ def walk_agreement(pairs: Sequence[tuple[Path, Path]], cfg: BuildConfig | None =
                     agg.matched += 1
                     same = task == "VPO" or theirs[key].correct == d.correct  # VPO: both valid, same frames
                     agg.matched_equal += same
-    return {t: a.to_json() for t, a in tasks.items()}
+    out = {t: a.to_json() for t, a in tasks.items()}
+    for row in out.values():
+        row["visibility"] = seen
+    return out
 
 
 def _gold(sample: Any) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, streaming
-from egoworld.benchmarks.vsi_wild.build import vmr, voc, voo, vpo
+from egoworld.benchmarks.vsi_wild.build import visibility, vmr, voc, voo, vpo
 from egoworld.benchmarks.vsi_wild.build.config import BuildConfig
 from egoworld.benchmarks.vsi_wild.build.drafts import (
     Draft,
@@ -238,7 +238,8 @@ def build_vsi_wild(
             f"{out / 'videos'} links to another folder of videos (an imported benchmark); choose another --out"
         )
     t0 = time.perf_counter()
-    srcs = [load_source(f) for f in find_walks(worlds)]
+    loaded = [visibility.apply(load_source(f), cfg.visibility) for f in find_walks(worlds)]
+    srcs = [s for s, _ in loaded]
     ids = Counter(s.id for s in srcs)
     if any(n > 1 for n in ids.values()):
         repeated = sorted(i for i, n in ids.items() if n > 1)
@@ -252,6 +253,10 @@ def build_vsi_wild(
     samples: list[Sample] = []
     images = 0
     notes: list[str] = []
+    seen = visibility.note([t for _, t in loaded], cfg.visibility)
+    if seen:
+        notes.append(seen)
+        say(seen)
     bare = objectless(srcs)
     if bare and not cfg.streaming:
         cannot = [t for t in ("VOO", "VOC") if t in cfg.tasks]
@@ -335,6 +340,9 @@ RULES = {
     "VOO": "category events (first: earliest first_s; last: latest last_s) ≥ min_gap_frames·Δ apart and seen in "
     "the same order at distinct frames of the N uniform frames; first and last in equal numbers",
     "VOC": "unique instances of the category with an appearance in the view video",
+    "visibility": "an appearance counts (VOC, VOO; truth and perceived alike) when its largest visible size is ≥ "
+    "min_visible_px pixels of area at the view video's size and it is visible ≥ min_visible_s (Σ end − start "
+    "+ one frame per interval); a row without a size is kept and reported as unmeasured",
     "balance": "correct letter cycles A–D in seeded blocks of 4 per task (and per VOO kind); MC tasks trimmed to "
     "multiples of 4",
     "frames": "Δ = view duration / (frames − 1), the spacing of the uniform evaluation frames",
