@@ -1,6 +1,6 @@
 """Question agreement: do the questions built from a perceived world have the gold the truth gives them?
 
-VSI-Super-Wild: both worlds pass the builder's visibility rule (`vsi_wild.build.visibility`: the same
+VSI-Super-Wild: both worlds pass the builder's visibility rule (`vsi_wild.build.seen_rule`: the same
 minimum size and duration for truth and perceived instances, by default `config.ANNOTATOR`: 64 px², 1 s;
 what it left out, per side, is in each task's ``visibility``); every candidate question of the builder's own task rules (`vsi_wild.vmr`, `vpo`, `voo`,
 `voc`, before selection and letter balance) is made from both worlds and matched by its id — its anchor:
@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from egoworld.benchmarks.vsi_wild import TASK_ORDER
-from egoworld.benchmarks.vsi_wild.build import visibility, vmr, voc, voo
+from egoworld.benchmarks.vsi_wild.build import seen_rule, vmr, voc, voo
 from egoworld.benchmarks.vsi_wild.build.builder import view_drafts
 from egoworld.benchmarks.vsi_wild.build.config import ANNOTATOR, BuildConfig, VMRRules
 from egoworld.benchmarks.vsi_wild.build.doubt import caught
@@ -138,7 +138,7 @@ def walk_agreement(pairs: Sequence[tuple[Path, Path]], cfg: BuildConfig | None =
     tasks = {t: TaskAgreement() for t in TASK_ORDER}
     seen: dict[str, int] = {}
     for pfolder, tfolder in pairs:
-        (ps, pt), (ts, tt) = (visibility.apply(load_source(f), cfg.visibility) for f in (pfolder, tfolder))
+        (ps, pt), (ts, tt) = (seen_rule.apply(load_source(f), cfg.visibility) for f in (pfolder, tfolder))
         for side, tally in (("perceived", pt), ("truth", tt)):
             for k, n in tally.items():
                 seen[f"{side}_{k}"] = seen.get(f"{side}_{k}", 0) + n

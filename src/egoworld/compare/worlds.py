@@ -186,7 +186,11 @@ def render(res: dict) -> str:
     if vis:
         parts += [
             "",
-            "visibility rule (both worlds): left out " + ", ".join(f"{k} {n}" for k, n in vis.items()),
+            "visibility rule (both worlds) left out: "
+            + "; ".join(
+                f"too {word}: truth {vis.get(f'truth_{k}', 0)}, perceived {vis.get(f'perceived_{k}', 0)}"
+                for k, word in (("small", "small"), ("short", "brief"))
+            ),  # fmt: skip
         ]
     for side in ("perceived", "truth"):
         if vis.get(f"{side}_unmeasured"):

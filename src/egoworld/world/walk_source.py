@@ -23,7 +23,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,6 +49,9 @@ class AppearanceRow(_Row):
     object: str
     category: str
     intervals: tuple[tuple[Seconds, Seconds], ...] = Field(min_length=1)
+    frames: int | None = Field(default=None, ge=0)  # frames that saw it
+    score: float | None = Field(default=None, ge=0.0, le=1.0)  # mean detection score (perceived)
+    max_pixels: float | None = Field(default=None, ge=0.0)  # largest visible size, px² at the view size
 
     @model_validator(mode="after")
     def _ordered(self) -> AppearanceRow:
@@ -172,12 +174,6 @@ def _extra(ep: Episode, folder: Path, key: str, fix: str) -> Path:
     return path
 
 
-def _num(extra: dict, key: str, kind: type) -> Any:
-    """An optional number of an appearances row (None when absent)."""
-    value = extra.get(key)
-    return None if value is None else kind(value)
-
-
 def load_source(folder: str | Path) -> WalkSource:
     """Load and check one walk episode folder (see the module docstring)."""
     folder = Path(folder)
@@ -201,11 +197,9 @@ def load_source(folder: str | Path) -> WalkSource:
     apps: dict[str, list[Appearance]] = defaultdict(list)
     for row in _rows(_extra(ep, folder, "appearances", fix), AppearanceRow):
         if row.view in VIEW_ORDER:
-            extra = row.model_extra or {}
             apps[row.view].append(
-                Appearance(row.object, row.category, row.intervals, _num(extra, "frames", int),
-                           _num(extra, "score", float), _num(extra, "max_pixels", float))
-            )  # fmt: skip
+                Appearance(row.object, row.category, row.intervals, row.frames, row.score, row.max_pixels)
+            )
     visits = [
         Visit(r.place, r.start_s, r.end_s)
         for r in _rows(

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, streaming
-from egoworld.benchmarks.vsi_wild.build import visibility, vmr, voc, voo, vpo
+from egoworld.benchmarks.vsi_wild.build import seen_rule, vmr, voc, voo, vpo
 from egoworld.benchmarks.vsi_wild.build.config import BuildConfig
 from egoworld.benchmarks.vsi_wild.build.drafts import (
     Draft,
@@ -238,7 +238,7 @@ def build_vsi_wild(
             f"{out / 'videos'} links to another folder of videos (an imported benchmark); choose another --out"
         )
     t0 = time.perf_counter()
-    loaded = [visibility.apply(load_source(f), cfg.visibility) for f in find_walks(worlds)]
+    loaded = [seen_rule.apply(load_source(f), cfg.visibility) for f in find_walks(worlds)]
     srcs = [s for s, _ in loaded]
     ids = Counter(s.id for s in srcs)
     if any(n > 1 for n in ids.values()):
@@ -253,7 +253,7 @@ def build_vsi_wild(
     samples: list[Sample] = []
     images = 0
     notes: list[str] = []
-    seen = visibility.note([t for _, t in loaded], cfg.visibility)
+    seen = seen_rule.note([t for _, t in loaded], cfg.visibility)
     if seen:
         notes.append(seen)
         say(seen)

@@ -1,5 +1,5 @@
 """Builder parameters (all stored in the manifest's ``builder`` block). The rules they drive are documented in
-the task modules: `vmr`, `vpo`, `voo`, `voc`, `visibility`, `streaming`."""
+the task modules: `vmr`, `vpo`, `voo`, `voc`, `seen_rule`, `streaming`."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ class VOORules:
 
 @dataclass(frozen=True)
 class VisibilityRules:
-    """Which instances count as seen, truth and perceived alike (see `egoworld.benchmarks.vsi_wild.build.visibility`)."""
+    """Which instances count as seen, truth and perceived alike (see `egoworld.benchmarks.vsi_wild.build.seen_rule`)."""
 
     min_visible_px: float = 0.0  # largest visible size, pixels of area at the view video's size (0: any)
     min_visible_s: float = 0.0  # visible this long in all, one frame per interval included (0: any)
