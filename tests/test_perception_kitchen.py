@@ -27,7 +27,9 @@ def gold_shares(perceived: object, truth: object) -> dict[str, float]:
     the same question (one the truth does not build counts as a disagreement)."""
     rows = beyond3d_sample_agreement(perceived.samples, truth.samples)  # type: ignore[attr-defined]
     return {
-        t: (r["agreement"] or 0.0) * r["matched"] / r["perceived"] for t, r in rows.items() if r["perceived"]
+        t: (r["agreement_matched"] or 0.0) * r["matched"] / r["perceived"]
+        for t, r in rows.items()
+        if r["perceived"]
     }
 
 

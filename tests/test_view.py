@@ -423,3 +423,34 @@ def test_indexed_sample_list_matches_a_scan_of_the_benchmark(world) -> None:
     for f in filters:
         assert [r["sample"].id for r in list_samples(bv, f).rows] == scan(f), f
     assert list_samples(bv, SampleFilter(group="horizon_bucket=None")).total > 0  # COUNT has no bucket
+
+
+def test_review_offers_the_most_doubtful_first(tmp_path) -> None:
+    """A review session lists and steps through the questions most-doubtful first (``metadata["doubt"]``);
+    without a review the list keeps the file order."""
+    from egoworld.core.folders.bench_folder import load_benchmark, save_benchmark
+    from egoworld.view.app import ViewApp, create_app
+    from egoworld.view.review import ReviewLog
+    from egoworld.view.workspace import Workspace
+
+    root = make_view_bench(tmp_path / "bench", name="doubty")
+    b = load_benchmark(root)
+    doubts = {"count-03": 0.9, "dir-05": 0.7, "dir-00": 0.2}
+    samples = [
+        s.model_copy(update={"metadata": s.metadata | {"doubt": doubts.get(s.id, 0.1)}}) for s in b.samples
+    ]
+    save_benchmark(root, name="doubty", tasks=b.manifest.tasks, samples=samples, seed=0)
+    ws = Workspace([root])
+    (bv,) = ws.benches.values()
+    log = ReviewLog(tmp_path / "r.sqlite", reviewer="ana", bench_hash=load_benchmark(root).hash)
+    with starlette_testclient.TestClient(create_app(ViewApp(ws, review=log, review_bench=bv.id))) as client:
+        listed = client.get(f"/b/{bv.id}/samples").text
+        order = [listed.index(sid) for sid in ("count-03", "dir-05", "dir-00", "dir-01")]
+        assert order == sorted(order), "most doubtful first"
+        page = client.get(f"/b/{bv.id}/s/count-03").text
+        assert 'href="/b/doubty-bench/s/dir-05" data-testid="next-sample"' in page
+        by_file = client.get(f"/b/{bv.id}/samples?sort=file").text
+        assert by_file.index("dir-00") < by_file.index("count-03")
+    with starlette_testclient.TestClient(create_app(ViewApp(Workspace([root])))) as client:
+        plain = client.get(f"/b/{bv.id}/samples").text
+        assert plain.index("dir-00") < plain.index("dir-05") < plain.index("count-03")

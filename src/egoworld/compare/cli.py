@@ -25,21 +25,33 @@ def compare_cmd(
     anchors: Annotated[
         int, typer.Option("--anchors", min=1, help="Beyond3D anchors built per world.")
     ] = 1000,
+    min_visible_px: Annotated[
+        float,
+        typer.Option(
+            help="VSI-Super-Wild visibility rule, both worlds: largest visible size, px² at view size."
+        ),
+    ] = 64.0,
+    min_visible_s: Annotated[
+        float, typer.Option(help="VSI-Super-Wild visibility rule, both worlds: seconds visible in all.")
+    ] = 1.0,
 ) -> None:
     """Compare a perceived world with its truth, episode by episode (paired by id): trajectory (evo ATE after
     Sim(3) alignment, % of path; RPE), places, tracking (TrackEval HOTA, motmetrics IDF1 / MOTA), count MRA per
     category, first / last appearance time error, and question agreement per task (VSI-Super-Wild VMR, VPO,
-    VOO, VOC; Beyond3D types): the share of questions built from the perceived world whose gold the truth
-    gives too. Questions without a twin are counted and said.
+    VOO, VOC; Beyond3D types): gold agreement over the truth world's questions (one the perceived build does
+    not ask counts against), coverage, and the matched-only figure, after the same visibility rule on both
+    worlds (--min-visible-px, --min-visible-s). Questions without a twin are counted and said.
 
     Example: egoworld world compare worlds/perceived worlds/walks --out compare.json"""
+    from egoworld.benchmarks.vsi_wild.build.config import VisibilityRules
     from egoworld.compare.worlds import compare_worlds, finite, render
     from egoworld.core.folders.files import write_json
 
     def say(text: str) -> None:
         console.print(text, highlight=False, soft_wrap=True)
 
-    res = finite(compare_worlds(perceived, truth, say, anchors))
+    rules = VisibilityRules(min_visible_px=min_visible_px, min_visible_s=min_visible_s)
+    res = finite(compare_worlds(perceived, truth, say, anchors, rules))
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         write_json(out, res)

@@ -1,23 +1,35 @@
 """Question agreement: do the questions built from a perceived world have the gold the truth gives them?
 
-VSI-Super-Wild: every candidate question of the builder's own task rules (`vsi_wild.vmr`, `vpo`, `voo`,
+VSI-Super-Wild: both worlds pass the builder's visibility rule (`vsi_wild.build.seen_rule`: the same
+minimum size and duration for truth and perceived instances, by default `config.ANNOTATOR`: 64 px², 1 s;
+what it left out, per side, is in each task's ``visibility``); every candidate question of the builder's own task rules (`vsi_wild.vmr`, `vpo`, `voo`,
 `voc`, before selection and letter balance) is made from both worlds and matched by its id — its anchor:
-view video and moment (VMR), query frames (VPO), category set and kind (VOO), category (VOC). Two shares:
+view video and moment (VMR), query frames (VPO), category set and kind (VOO), category (VOC). Per task:
 
-* ``agreement``: of the perceived world's questions, those whose gold equals the truth's answer to the
-  same anchor (re-answered on the truth world: the true motion angle at the moment, nearest option of the
-  question's own set; the true order of the four categories' first / last appearances; the true unique
+* ``agreement``: over the truth world's questions (what a benchmark built on the truth asks), the share the
+  perceived benchmark asks too (same id) with the same gold. A truth question the perceived benchmark does
+  not ask counts as a disagreement, so a perceived world that answers few questions right cannot score high.
+* ``coverage``: the share of the truth's questions the perceived benchmark asks (``matched / truth``).
+* ``agreement_matched``: among questions both worlds built (same id), the share with equal gold (the
+  matched-only figure; ``agreement = coverage × agreement_matched``).
+* ``agreement_perceived``: of the perceived world's questions, those whose gold equals the truth's answer to
+  the same anchor (re-answered on the truth world: the true motion angle at the moment, nearest option of
+  the question's own set; the true order of the four categories' first / last appearances; the true unique
   count; for VPO, whether the four frames show four different true places in the capture order of their
   true spans — the capture order itself is exact). An anchor the truth cannot answer (a VOO category the
   truth never shows in that view) counts as a disagreement and is counted in ``unanswerable``.
-* ``matched_agreement``: among questions both worlds built (same id), the share with equal gold;
-  ``unmatched_perceived`` / ``unmatched_truth`` say how many had no partner. A perspective walk (one view
-  of a phone's video) is matched against the truth's questions on that view only, and without VPO.
+* ``unmatched_perceived`` / ``unmatched_truth``: questions without a partner in the other build. A
+  perspective walk (one view of a phone's video) is matched against the truth's questions on that view
+  only, and without VPO.
+* ``doubt_catch``: the perceived questions ordered most-doubtful first (``metadata["doubt"]``,
+  `vsi_wild.build.doubt`): how many of the wrong golds (``agreement_perceived``'s disagreements) the first
+  10 % and 20 % of that order hold — what a reviewer who follows the order finds first.
 
 Beyond3D: both worlds are built with `build_beyond3d`; samples are matched by id (anchor: episode, object,
 query time, type) and question text (an object–object question of the same anchor may name another visible
-reference object: counted apart, ``same_anchor_other_question``) and their gold option text compared (only
-matched questions can be).
+reference object: counted apart, ``same_anchor_other_question``) and their gold option text compared:
+``agreement`` over the truth's questions, ``coverage`` and ``agreement_matched`` as above (no
+``agreement_perceived``: a Beyond3D question is not re-answered on the truth).
 """
 
 from __future__ import annotations
@@ -31,9 +43,10 @@ from typing import Any
 import numpy as np
 
 from egoworld.benchmarks.vsi_wild import TASK_ORDER
-from egoworld.benchmarks.vsi_wild.build import vmr, voc, voo
+from egoworld.benchmarks.vsi_wild.build import seen_rule, vmr, voc, voo
 from egoworld.benchmarks.vsi_wild.build.builder import view_drafts
-from egoworld.benchmarks.vsi_wild.build.config import BuildConfig, VMRRules
+from egoworld.benchmarks.vsi_wild.build.config import ANNOTATOR, BuildConfig, VMRRules
+from egoworld.benchmarks.vsi_wild.build.doubt import caught
 from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.core.folders.files import InputFileError
 from egoworld.metrics.mra import mra_linear
@@ -45,7 +58,8 @@ ANY_MOTION = VMRRules(min_speed_m_s=0.0, max_turn_deg=1e9, max_off_deg=180.0)
 
 @dataclass
 class TaskAgreement:
-    """One task's figures; ``gold`` holds (perceived gold, truth answer) of each perceived question."""
+    """One task's counts: questions per world, matched (same id), equal gold among matched (``matched_equal``)
+    and among the perceived re-answered on the truth (``equal``)."""
 
     perceived: int = 0
     truth: int = 0
@@ -54,6 +68,7 @@ class TaskAgreement:
     equal: int = 0
     unanswerable: int = 0
     mra: list[float] = field(default_factory=list)
+    doubts: list[tuple[str, float | None, bool]] = field(default_factory=list)  # (id, doubt, gold wrong)
 
     def to_json(self) -> dict[str, Any]:
         def share(a: int, b: int) -> float | None:
@@ -62,15 +77,19 @@ class TaskAgreement:
         out: dict[str, Any] = {
             "perceived": self.perceived,
             "truth": self.truth,
-            "agreement": share(self.equal, self.perceived),
-            "unanswerable": self.unanswerable,
             "matched": self.matched,
-            "matched_agreement": share(self.matched_equal, self.matched),
+            "agreement": share(self.matched_equal, self.truth),
+            "coverage": share(self.matched, self.truth),
+            "agreement_matched": share(self.matched_equal, self.matched),
+            "agreement_perceived": share(self.equal, self.perceived),
+            "unanswerable": self.unanswerable,
             "unmatched_perceived": self.perceived - self.matched,
             "unmatched_truth": self.truth - self.matched,
         }
         if self.mra:
             out["count_mra"] = float(np.mean(self.mra))
+        if self.doubts:
+            out["doubt_catch"] = caught(self.doubts)
         return out
 
 
@@ -123,10 +142,14 @@ def truth_answer(task: str, d: Draft, truth: WalkSource, cfg: BuildConfig) -> An
 
 def walk_agreement(pairs: Sequence[tuple[Path, Path]], cfg: BuildConfig | None = None) -> dict[str, dict]:
     """Per task the figures of the module docstring, over ``(perceived, truth)`` walk episode folders."""
-    cfg = cfg or BuildConfig()
+    cfg = cfg or BuildConfig(visibility=ANNOTATOR)
     tasks = {t: TaskAgreement() for t in TASK_ORDER}
+    seen: dict[str, int] = {}
     for pfolder, tfolder in pairs:
-        ps, ts = load_source(pfolder), load_source(tfolder)
+        (ps, pt), (ts, tt) = (seen_rule.apply(load_source(f), cfg.visibility) for f in (pfolder, tfolder))
+        for side, tally in (("perceived", pt), ("truth", tt)):
+            for k, n in tally.items():
+                seen[f"{side}_{k}"] = seen.get(f"{side}_{k}", 0) + n
         for task, agg in tasks.items():
             mine = {d.id: d for d in walk_drafts(ps, task, cfg)}
             # a perspective walk is compared on its own view(s), without VPO (it needs the panorama)
@@ -138,13 +161,17 @@ def walk_agreement(pairs: Sequence[tuple[Path, Path]], cfg: BuildConfig | None =
                 answer = truth_answer(task, d, ts, cfg)
                 agg.unanswerable += answer is None
                 agg.equal += answer == d.correct
+                agg.doubts.append((key, d.metadata.get("doubt"), answer != d.correct))
                 if task == "VOC":
                     agg.mra.append(mra_linear(d.correct, answer))
                 if key in theirs:
                     agg.matched += 1
                     same = task == "VPO" or theirs[key].correct == d.correct  # VPO: both valid, same frames
                     agg.matched_equal += same
-    return {t: a.to_json() for t, a in tasks.items()}
+    out = {t: a.to_json() for t, a in tasks.items()}
+    for row in out.values():
+        row["visibility"] = seen
+    return out
 
 
 def _gold(sample: Any) -> Any:
@@ -177,7 +204,7 @@ def beyond3d_agreement(
 
 def beyond3d_sample_agreement(perceived: Sequence[Any], truth: Sequence[Any]) -> dict[str, dict]:
     """Per Beyond3D type (truth's types first), built samples of the two worlds matched by id and question
-    text: the `TaskAgreement` figures with ``agreement`` over matched questions, and the
+    text: the `TaskAgreement` figures (no re-answered ``agreement_perceived``), and the
     ``same_anchor_other_question`` count (same id, another question)."""
     theirs = {s.id: s for s in truth}
     out: dict[str, dict] = {}
@@ -194,7 +221,7 @@ def beyond3d_sample_agreement(perceived: Sequence[Any], truth: Sequence[Any]) ->
                 agg.matched += 1
                 agg.matched_equal += _gold(other) == _gold(s)
         row = agg.to_json() | {"same_anchor_other_question": other_question}
-        row["agreement"] = row["matched_agreement"]  # Beyond3D: only matched anchors are answered
-        row.pop("unanswerable")
+        for key in ("agreement_perceived", "unanswerable"):  # Beyond3D: not re-answered on the truth
+            row.pop(key)
         out[task] = row
     return out

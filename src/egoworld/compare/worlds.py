@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from egoworld.benchmarks.vsi_wild.build.config import ANNOTATOR, BuildConfig, VisibilityRules
 from egoworld.compare.episodes import episode_figures, pair_episodes
 from egoworld.compare.question_agreement import beyond3d_agreement, walk_agreement
 from egoworld.core.folders.files import InputFileError
@@ -65,8 +66,15 @@ def summarise(episodes: dict[str, dict]) -> dict[str, float | None]:
     return out
 
 
-def compare_worlds(perceived: Path, truth: Path, say: Say | None = None, anchors: int = 1000) -> dict:
-    """Compare the two worlds (see the module docstring); refuses non-worlds and worlds sharing no episode."""
+def compare_worlds(
+    perceived: Path,
+    truth: Path,
+    say: Say | None = None,
+    anchors: int = 1000,
+    visibility: VisibilityRules = ANNOTATOR,
+) -> dict:
+    """Compare the two worlds (see the module docstring); refuses non-worlds and worlds sharing no episode.
+    ``visibility``: the rule both worlds' instances pass before VSI-Super-Wild questions are made."""
     say = say or (lambda _m: None)
     pairs, only_p, only_t = pair_episodes(Path(perceived), Path(truth))
     if only_p or only_t:
@@ -82,7 +90,8 @@ def compare_worlds(perceived: Path, truth: Path, say: Say | None = None, anchors
     walks = [p for p in pairs if _is_walk(p.perceived) and _is_walk(p.truth)]
     if walks:
         say(f"VSI-Super-Wild questions from {len(walks)} walk(s)")
-        questions["vsi_wild"] = walk_agreement([(p.perceived, p.truth) for p in walks])
+        cfg = BuildConfig(visibility=visibility)
+        questions["vsi_wild"] = walk_agreement([(p.perceived, p.truth) for p in walks], cfg)
     kitchens = [p for p in pairs if p not in walks and _has_geometry(p.perceived) and _has_geometry(p.truth)]
     if kitchens:
         say(f"Beyond3D questions from {len(kitchens)} episode(s)")
@@ -130,14 +139,26 @@ def figure_table(res: dict) -> Table:
 
 
 def question_table(res: dict) -> Table:
+    """Per benchmark and task: gold agreement over the truth's questions, coverage, the matched-only and the
+    perceived-side figures (`question_agreement`)."""
     rows: Table = [
-        ["benchmark", "task", "perceived", "truth", "gold agreement", "matched", "matched agreement"]
-    ]
+        ["benchmark", "task", "truth", "perceived", "matched", "gold agreement (of truth)", "coverage",
+         "agreement of matched", "agreement of perceived"]
+    ]  # fmt: skip
     for bench, tasks in res["questions"].items():
         for task, f in tasks.items():
-            rows.append([bench, task, str(f["perceived"]), str(f["truth"]), _pct(f["agreement"]),
-                         str(f["matched"]), _pct(f["matched_agreement"])])  # fmt: skip
+            rows.append([bench, task, str(f["truth"]), str(f["perceived"]), str(f["matched"]),
+                         _pct(f["agreement"]), _pct(f["coverage"]), _pct(f["agreement_matched"]),
+                         _pct(f.get("agreement_perceived"))])  # fmt: skip
     return rows
+
+
+QUESTION_NOTE = (
+    "gold agreement (of truth): truth questions the perceived build asks with the same gold / truth questions "
+    "(a truth question it does not ask counts against); coverage: asked / truth questions; agreement of "
+    "matched: same gold / questions both built; agreement of perceived: perceived questions whose gold the "
+    "truth gives when re-answered / perceived questions"
+)
 
 
 def render(res: dict) -> str:
@@ -145,7 +166,7 @@ def render(res: dict) -> str:
     parts = [f"{res['pairs']} episode(s) compared: {res['perceived']} against {res['truth']}", "",
              to_markdown(figure_table(res))]  # fmt: skip
     if res["questions"]:
-        parts += ["", to_markdown(question_table(res))]
+        parts += ["", to_markdown(question_table(res)), "", QUESTION_NOTE]
     warn = []
     for bench, tasks in res["questions"].items():
         for task, f in tasks.items():
@@ -161,6 +182,25 @@ def render(res: dict) -> str:
                 warn.append(
                     f"{bench} {task}: {f['unanswerable']} perceived question(s) the truth cannot answer"
                 )
+    vis = next(iter(res["questions"].get("vsi_wild", {}).values()), {}).get("visibility") or {}
+    if vis:
+        parts += [
+            "",
+            "visibility rule (both worlds) left out: "
+            + "; ".join(
+                f"too {word}: truth {vis.get(f'truth_{k}', 0)}, perceived {vis.get(f'perceived_{k}', 0)}"
+                for k, word in (("small", "small"), ("short", "brief"))
+            ),  # fmt: skip
+        ]
+    for side in ("perceived", "truth"):
+        if vis.get(f"{side}_unmeasured"):
+            warn.append(f"{vis[f'{side}_unmeasured']} {side} appearance(s) record no size: the visibility rule "
+                        "could not measure them (kept)")  # fmt: skip
+    for task, f in res["questions"].get("vsi_wild", {}).items():
+        c = f.get("doubt_catch")
+        if c and c["wrong"]:
+            parts.append(f"{task} doubt order: its first 10 % holds {c['first_10pct']} and its first 20 % "
+                         f"{c['first_20pct']} of the {c['wrong']} wrong golds ({c['questions']} perceived questions)")  # fmt: skip
     up = res["unpaired"]
     if up["perceived"] or up["truth"]:
         warn.append(f"unpaired episodes: perceived only {up['perceived']}, truth only {up['truth']}")

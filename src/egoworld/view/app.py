@@ -267,8 +267,9 @@ class ViewApp(HumanRoutes, SceneRoutes):
 
     async def samples(self, request: Request) -> Response:
         bv = self._bench(request)
-        f = SampleFilter.from_query(request.query_params)
         reviews = self._reviews(bv)
+        by_doubt = reviews is not None and bv.bench.has_doubt()  # a review offers the most doubtful first
+        f = SampleFilter.from_query(request.query_params, "doubt" if by_doubt else "file")
         page = list_samples(
             bv, f, {k: v["decision"] for k, v in reviews.items()} if reviews is not None else None
         )
@@ -293,7 +294,7 @@ class ViewApp(HumanRoutes, SceneRoutes):
         missing = details.missing_media(bv.bench, s)
         listed = [] if missing else details.listed_descr(s)
         reviews = self._reviews(bv)
-        prev_id, next_id = bv.bench.neighbours(s.id)
+        prev_id, next_id = bv.bench.neighbours(s.id, by_doubt=reviews is not None and bv.bench.has_doubt())
         return self.render(
             "sample.html",
             bv=bv,

@@ -27,7 +27,7 @@ from egoworld.core.folders.hashing import sha256_file
 from egoworld.core.schema import Manifest, Sample
 from egoworld.view.run_index import index_dir
 
-INDEX_VERSION = "1"
+INDEX_VERSION = "2"
 #: metadata keys that group questions (filters of the sample list, when a benchmark has them)
 GROUP_KEYS = ("duration_group", "horizon_bucket", "query_bucket", "partition", "order_by", "option_set")
 #: parsed samples kept per open index (a sample page and its neighbours, a list page)
@@ -36,7 +36,7 @@ _SCHEMA = """
 CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE samples (
   ord INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, task TEXT NOT NULL, video TEXT NOT NULL,
-  qlow TEXT NOT NULL, idlow TEXT NOT NULL, traj TEXT, step INTEGER, doc BLOB NOT NULL
+  qlow TEXT NOT NULL, idlow TEXT NOT NULL, traj TEXT, step INTEGER, doubt REAL, doc BLOB NOT NULL
 );
 CREATE TABLE groups (ord INTEGER NOT NULL, key TEXT NOT NULL, value TEXT);  -- NULL: the value None
 """
@@ -44,6 +44,7 @@ _INDEXES = """
 CREATE INDEX samples_task ON samples (task);
 CREATE INDEX samples_video ON samples (video);
 CREATE INDEX samples_traj ON samples (traj, step);
+CREATE INDEX samples_doubt ON samples (doubt);
 CREATE INDEX groups_kv ON groups (key, value, ord);
 """
 
@@ -96,6 +97,16 @@ def _stored_key(path: Path) -> str | None:
     return None if row is None else str(row[0])
 
 
+def _doubt(s: Sample) -> float | None:
+    """The sample's ``metadata["doubt"]`` (0 sure … 1 doubtful) where it is a number, else None."""
+    got = s.metadata.get("doubt")
+    return float(got) if isinstance(got, int | float) and not isinstance(got, bool) else None
+
+
+#: the doubt order: most doubtful first, samples without a doubt last, then file order
+DOUBT_ORDER = "doubt IS NULL, doubt DESC, ord"
+
+
 def _write(path: Path, bench: Benchmark, key: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -105,8 +116,8 @@ def _write(path: Path, bench: Benchmark, key: str) -> None:
         db.executescript(_SCHEMA)
         db.execute("BEGIN")
         db.executemany(
-            "INSERT INTO samples (ord, id, task, video, qlow, idlow, traj, step, doc) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO samples (ord, id, task, video, qlow, idlow, traj, step, doubt, doc) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 (
                     k,
@@ -117,6 +128,7 @@ def _write(path: Path, bench: Benchmark, key: str) -> None:
                     s.id.lower(),
                     s.trajectory.id if s.trajectory else None,
                     s.trajectory.step if s.trajectory else None,
+                    _doubt(s),
                     zlib.compress(s.model_dump_json().encode(), 1),
                 )
                 for k, s in enumerate(bench.samples)
@@ -226,17 +238,25 @@ class IndexedBenchmark(Benchmark):
             out.setdefault(key, []).append(value)
         return {k: out[k] for k in GROUP_KEYS if k in out}
 
-    def neighbours(self, sample_id: str) -> tuple[str | None, str | None]:
-        """The ids before and after ``sample_id`` in file order."""
-        prev = self.select(
-            "SELECT id FROM samples WHERE ord < (SELECT ord FROM samples WHERE id = ?) ORDER BY ord DESC LIMIT 1",
-            (sample_id,),
-        )
-        nxt = self.select(
-            "SELECT id FROM samples WHERE ord > (SELECT ord FROM samples WHERE id = ?) ORDER BY ord LIMIT 1",
-            (sample_id,),
-        )
-        return (prev[0][0] if prev else None), (nxt[0][0] if nxt else None)
+    def neighbours(self, sample_id: str, by_doubt: bool = False) -> tuple[str | None, str | None]:
+        """The ids before and after ``sample_id`` in file order (``by_doubt``: in the doubt order)."""
+        if not by_doubt:
+            prev = self.select(
+                "SELECT id FROM samples WHERE ord < (SELECT ord FROM samples WHERE id = ?) ORDER BY ord DESC LIMIT 1",
+                (sample_id,),
+            )
+            nxt = self.select(
+                "SELECT id FROM samples WHERE ord > (SELECT ord FROM samples WHERE id = ?) ORDER BY ord LIMIT 1",
+                (sample_id,),
+            )
+            return (prev[0][0] if prev else None), (nxt[0][0] if nxt else None)
+        ids = [sid for (sid,) in self.select(f"SELECT id FROM samples ORDER BY {DOUBT_ORDER}")]
+        k = ids.index(sample_id)
+        return (ids[k - 1] if k else None), (ids[k + 1] if k + 1 < len(ids) else None)
+
+    def has_doubt(self) -> bool:
+        """Whether any sample carries a doubt (``metadata["doubt"]``)."""
+        return bool(self.select("SELECT 1 FROM samples WHERE doubt IS NOT NULL LIMIT 1"))
 
     def trajectory_ids(self, trajectory_id: str) -> list[str]:
         """The ids of a trajectory's steps, by step (then id)."""

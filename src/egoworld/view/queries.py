@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from egoworld.view.bench_index import DOUBT_ORDER
 from egoworld.view.workspace import BenchView, RunView
 
 PAGE_SIZE = 50
-SORTS = ("file", "task", "video", "score", "score-desc")
+SORTS = ("file", "task", "video", "doubt", "score", "score-desc")
 
 
 @dataclass
@@ -23,11 +24,12 @@ class SampleFilter:
     disagree: bool = False
     text: str = ""
     review: str = ""  # accept | reject | flag | none (with a review log)
-    sort: str = "file"
+    sort: str = "file"  # "doubt": most doubtful first (the default of a review session when samples have one)
     page: int = 1
+    default_sort: str = "file"  # the sort a query without ``sort`` gets (links leave it out)
 
     @classmethod
-    def from_query(cls, q: Any) -> SampleFilter:
+    def from_query(cls, q: Any, default_sort: str = "file") -> SampleFilter:
         def get(name: str) -> str:
             return str(q.get(name, "") or "").strip()
 
@@ -35,7 +37,7 @@ class SampleFilter:
             page = max(1, int(get("page") or 1))
         except ValueError:
             page = 1
-        sort = get("sort") or "file"
+        sort = get("sort") or default_sort
         return cls(
             task=get("task"),
             verdict=get("verdict"),
@@ -45,8 +47,9 @@ class SampleFilter:
             disagree=get("disagree") in ("1", "on", "true"),
             text=get("q"),
             review=get("review"),
-            sort=sort if sort in SORTS else "file",
+            sort=sort if sort in SORTS else default_sort,
             page=page,
+            default_sort=default_sort,
         )
 
     def query(self, **changes: Any) -> dict[str, str]:
@@ -60,7 +63,7 @@ class SampleFilter:
             "disagree": "1" if self.disagree else "",
             "q": self.text,
             "review": self.review,
-            "sort": self.sort if self.sort != "file" else "",
+            "sort": self.sort if self.sort != self.default_sort else "",
             "page": str(self.page) if self.page > 1 else "",
         }
         d.update({k: str(v) for k, v in changes.items()})
@@ -106,7 +109,7 @@ def _where(bv: BenchView, f: SampleFilter) -> tuple[str, list[Any]]:
     return (" WHERE " + " AND ".join(conds)) if conds else "", params
 
 
-_ORDER = {"task": "task, ord", "video": "video, ord"}
+_ORDER = {"task": "task, ord", "video": "video, ord", "doubt": DOUBT_ORDER}
 
 
 def list_samples(bv: BenchView, f: SampleFilter, reviews: dict[str, str] | None = None) -> SamplePage:

@@ -10,7 +10,9 @@ An episode folder qualifies when it holds (a synthetic walk from `egoworld.sim.w
   else `FOUR_VIEWS` and 90°. A perspective walk (``episode.camera`` pinhole or fisheye: a phone's video,
   `egoworld.perception.video.perspective_walk`) has only the views ``meta["views"]`` lists (one, ``front``)
   and no panorama (`WalkSource.panoramic` False: VPO, which re-renders the panorama, is not built);
-* ``media.extra["appearances"]``: rows ``{view, object, category, first_s, last_s, intervals}``;
+* ``media.extra["appearances"]``: rows ``{view, object, category, first_s, last_s, intervals}`` (optional
+  ``frames``, ``score``: mean detection score, ``max_pixels``: largest visible size, read for doubt and the
+  visibility rule);
 * ``media.extra["place_visits"]``: contiguous rows ``{place, start_s, end_s}`` (VPO), optional
   ``media.extra["places"]`` with ``{id, kind, name}``.
 
@@ -49,6 +51,9 @@ class AppearanceRow(_Row):
     object: str
     category: str
     intervals: tuple[tuple[Seconds, Seconds], ...] = Field(min_length=1)
+    frames: int | None = Field(default=None, ge=0)  # frames that saw it
+    score: float | None = Field(default=None, ge=0.0, le=1.0)  # mean detection score (perceived)
+    max_pixels: float | None = Field(default=None, ge=0.0)  # largest visible size, px² at the view size
 
     @model_validator(mode="after")
     def _ordered(self) -> AppearanceRow:
@@ -82,11 +87,15 @@ def _rows(path: Path, model: type[_Row]) -> list:
 
 @dataclass(frozen=True)
 class Appearance:
-    """One instance in one view: its visible intervals ``[[start_s, end_s], …]`` (frame times)."""
+    """One instance in one view: its visible intervals ``[[start_s, end_s], …]`` (frame times), and where
+    the row gives them, the frames that saw it, its mean detection score and its largest visible size."""
 
     object: str
     category: str
     intervals: tuple[tuple[float, float], ...]
+    frames: int | None = None
+    score: float | None = None
+    max_pixels: float | None = None
 
     @property
     def first_s(self) -> float:
@@ -202,7 +211,9 @@ def load_source(folder: str | Path) -> WalkSource:
     apps: dict[str, list[Appearance]] = defaultdict(list)
     for row in _rows(_extra(ep, folder, "appearances", fix), AppearanceRow):
         if row.view in views:
-            apps[row.view].append(Appearance(row.object, row.category, row.intervals))
+            apps[row.view].append(
+                Appearance(row.object, row.category, row.intervals, row.frames, row.score, row.max_pixels)
+            )
     visits = [
         Visit(r.place, r.start_s, r.end_s)
         for r in _rows(

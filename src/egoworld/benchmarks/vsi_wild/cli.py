@@ -51,11 +51,23 @@ def build_cmd(
             help="copy (hard-link or copy the view videos into OUT/videos) | absolute (refer to them)."
         ),
     ] = "copy",
+    min_visible_px: Annotated[
+        float,
+        typer.Option(
+            help="Count an instance only if its largest visible size is ≥ this many px² (0: any; 64: an annotator's)."
+        ),
+    ] = 0.0,
+    min_visible_s: Annotated[
+        float,
+        typer.Option(
+            help="Count an instance only if visible ≥ this many seconds in all (0: any; 1: an annotator's)."
+        ),
+    ] = 0.0,
 ) -> None:
     """Build VSI-Super-Wild (VMR, VPO, VOO, VOC) from panoramic walks: balanced correct letters, rules and
     answer distributions in the manifest, VPO query images re-rendered from the panorama."""
     from egoworld.benchmarks.vsi_wild.build.builder import build_vsi_wild
-    from egoworld.benchmarks.vsi_wild.build.config import BuildConfig, StreamRules, VMRRules
+    from egoworld.benchmarks.vsi_wild.build.config import BuildConfig, StreamRules, VisibilityRules, VMRRules
 
     if vmr_moment not in ("both", "frame", "timestamp"):
         raise ValueError(f"--vmr-moment must be both, frame or timestamp, not {vmr_moment!r}")
@@ -72,6 +84,7 @@ def build_cmd(
         media=media,  # type: ignore[arg-type]
         vmr=VMRRules(moment=vmr_moment),  # type: ignore[arg-type]
         stream=StreamRules(fractions=_floats(stream_fractions), clip=stream_clip),  # type: ignore[arg-type]
+        visibility=VisibilityRules(min_visible_px=min_visible_px, min_visible_s=min_visible_s),
     )
     report = build_vsi_wild(world, out, cfg, say=lambda m: typer.echo(m, err=True))
     for line in report.lines():

@@ -16,6 +16,7 @@ instances first seen at or before the query time.
 
 from __future__ import annotations
 
+from egoworld.benchmarks.vsi_wild.build import doubt
 from egoworld.benchmarks.vsi_wild.build.config import StreamRules
 from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.benchmarks.vsi_wild.build.voc import count_bin, provenance, unique_counts
@@ -42,6 +43,7 @@ def groups(src: WalkSource, view: str, video_path: str, rules: StreamRules) -> l
     vid = src.video_id(view)
     times = query_times(v.duration_s, float(v.times[-1]), rules.fractions)
     counts = [unique_counts(src, view, until_s=t) for t in times]
+    apps = src.appearances.get(view, [])
     out = []
     for cat, total in unique_counts(src, view).items():
         group = f"{vid}|{cat}"
@@ -82,6 +84,7 @@ def groups(src: WalkSource, view: str, video_path: str, rules: StreamRules) -> l
                     "duration_s": round(v.duration_s, 6),
                     "duration_group": duration_group(v.duration_s),
                     "provenance": provenance(src, view, cat, c.get(cat, 0)),
+                    **doubt.voc([a for a in apps if a.category == cat and a.first_s <= t + 1e-6], apps),
                 },
                 stratum=count_bin(total),  # the selection spreads groups over their final counts
                 trajectory=traj,

@@ -1,5 +1,6 @@
 """Perceived instances → appearances rows ``{view, object, category, first_s, last_s, intervals}`` (the
-format `egoworld.world.walk_source` reads) and unique counts per category (VOC)."""
+format `egoworld.world.walk_source` reads; also ``frames``, ``score`` — the mean detection score — and
+``max_pixels`` — the largest box area, px² at the view's size) and unique counts per category (VOC)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,8 @@ def appearance_rows(instances: Sequence[Instance], view: str, frame_times: Seque
                 "last_s": iv[-1][1],
                 "intervals": iv,
                 "frames": len(inst.times),
+                "score": round(float(np.mean(inst.scores)), 4) if inst.scores else None,
+                "max_pixels": round(max(((b[2] - b[0]) * (b[3] - b[1]) for b in inst.boxes), default=0.0), 1),
             }
         )
     return rows

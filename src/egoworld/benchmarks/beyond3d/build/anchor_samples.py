@@ -38,7 +38,11 @@ from egoworld.benchmarks.beyond3d.prompts import (
     question_text,
 )
 from egoworld.benchmarks.beyond3d.build.time_choices import choice_text, make_choices, round_time
-from egoworld.benchmarks.beyond3d.build.visibility_tracks import DETECTED_VISIBLE, STATE_NAMES, VisibilityTracks
+from egoworld.benchmarks.beyond3d.build.visibility_tracks import (
+    DETECTED_VISIBLE,
+    STATE_NAMES,
+    VisibilityTracks,
+)
 from egoworld.core.folders.hashing import seeded_rng
 from egoworld.core.schema import FrameInput, Media, Sample, Trajectory, VideoInput
 from egoworld.geometry.directions import clock_angle_deg

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from egoworld.benchmarks.vsi_wild import BENCHMARK_NAME, TASK_ORDER, streaming
-from egoworld.benchmarks.vsi_wild.build import vmr, voc, voo, vpo
+from egoworld.benchmarks.vsi_wild.build import seen_rule, vmr, voc, voo, vpo
 from egoworld.benchmarks.vsi_wild.build.config import BuildConfig
 from egoworld.benchmarks.vsi_wild.build.drafts import (
     Draft,
@@ -113,7 +113,9 @@ def _place_video(src: WalkSource, view: str, out: Path, mode: str) -> str:
 def _source_entry(src: WalkSource) -> dict[str, Any]:
     files = {"episode": src.folder / "episode.json", "poses": src.folder / "poses.jsonl"}
     files |= {k: src.folder / src.episode.media.extra[k] for k in ("appearances", "place_visits")}
-    files |= {v: src.views[v].path for v in src.views} | ({"pano": src.pano} if src.panoramic else {"video": src.pano})
+    files |= {v: src.views[v].path for v in src.views} | (
+        {"pano": src.pano} if src.panoramic else {"video": src.pano}
+    )
     entry = {"episode": src.id} | {k: sha256_file(p) for k, p in files.items() if p.is_file()}
     entry |= {"loader": src.episode.source["loader"]} if src.episode.source.get("loader") else {}
     reviews = src.episode.source.get("reviews")
@@ -220,10 +222,7 @@ def _choose(task: str, drafts: list[Draft], cfg: BuildConfig) -> list[Draft]:
 
 def _stream_choose(srcs: list[WalkSource], paths: dict, cfg: BuildConfig) -> list[Draft]:
     groups = [
-        g
-        for src in srcs
-        for v in src.views
-        for g in streaming.groups(src, v, paths[(src.id, v)], cfg.stream)
+        g for src in srcs for v in src.views for g in streaming.groups(src, v, paths[(src.id, v)], cfg.stream)
     ]
     heads = {g[0].id: g for g in groups}
     n = None if cfg.per_task is None else max(1, cfg.per_task // len(cfg.stream.fractions))
@@ -251,7 +250,8 @@ def build_vsi_wild(
             f"{out / 'videos'} links to another folder of videos (an imported benchmark); choose another --out"
         )
     t0 = time.perf_counter()
-    srcs = [load_source(f) for f in find_walks(worlds)]
+    loaded = [seen_rule.apply(load_source(f), cfg.visibility) for f in find_walks(worlds)]
+    srcs = [s for s, _ in loaded]
     ids = Counter(s.id for s in srcs)
     if any(n > 1 for n in ids.values()):
         repeated = sorted(i for i, n in ids.items() if n > 1)
@@ -265,6 +265,10 @@ def build_vsi_wild(
     samples: list[Sample] = []
     images = 0
     notes: list[str] = []
+    seen = seen_rule.note([t for _, t in loaded], cfg.visibility)
+    if seen:
+        notes.append(seen)
+        say(seen)
     bare = objectless(srcs)
     if bare and not cfg.streaming:
         cannot = [t for t in ("VOO", "VOC") if t in cfg.tasks]
@@ -351,6 +355,9 @@ RULES = {
     "VOO": "category events (first: earliest first_s; last: latest last_s) ≥ min_gap_frames·Δ apart and seen in "
     "the same order at distinct frames of the N uniform frames; first and last in equal numbers",
     "VOC": "unique instances of the category with an appearance in the view video",
+    "visibility": "an appearance counts (VOC, VOO; truth and perceived alike) when its largest visible size is ≥ "
+    "min_visible_px pixels of area at the view video's size and it is visible ≥ min_visible_s (Σ end − start "
+    "+ one frame per interval); a row without a size is kept and reported as unmeasured",
     "balance": "correct letter cycles A–D in seeded blocks of 4 per task (and per VOO kind); MC tasks trimmed to "
     "multiples of 4",
     "frames": "Δ = view duration / (frames − 1), the spacing of the uniform evaluation frames",

@@ -1,5 +1,5 @@
 """Builder parameters (all stored in the manifest's ``builder`` block). The rules they drive are documented in
-the task modules: `vmr`, `vpo`, `voo`, `voc`, `streaming`."""
+the task modules: `vmr`, `vpo`, `voo`, `voc`, `seen_rule`, `streaming`."""
 
 from __future__ import annotations
 
@@ -46,6 +46,19 @@ class VOORules:
 
 
 @dataclass(frozen=True)
+class VisibilityRules:
+    """Which instances count as seen, truth and perceived alike (see `egoworld.benchmarks.vsi_wild.build.seen_rule`)."""
+
+    min_visible_px: float = 0.0  # largest visible size, pixels of area at the view video's size (0: any)
+    min_visible_s: float = 0.0  # visible this long in all, one frame per interval included (0: any)
+
+
+#: the careful annotator at benchmark size: 8 × 8 px and 1 s (`world compare`'s rule for both worlds;
+#: `build vsi-wild --min-visible-px 64 --min-visible-s 1`)
+ANNOTATOR = VisibilityRules(min_visible_px=64.0, min_visible_s=1.0)
+
+
+@dataclass(frozen=True)
 class StreamRules:
     """Streaming VOC (see `egoworld.benchmarks.vsi_wild.streaming`)."""
 
@@ -66,6 +79,7 @@ class BuildConfig:
     vmr: VMRRules = field(default_factory=VMRRules)
     vpo: VPORules = field(default_factory=VPORules)
     voo: VOORules = field(default_factory=VOORules)
+    visibility: VisibilityRules = field(default_factory=VisibilityRules)
     stream: StreamRules = field(default_factory=StreamRules)
 
     def to_json(self) -> dict[str, Any]:

@@ -25,6 +25,8 @@ Rules (thresholds in `VMRRules`, stored in the manifest):
   (``meta["perception"]["poses"]["check"]["untrusted_s"]``: jumps, sawtooth, held frames, registration gaps;
   `egoworld.perception.video.trajectory_check`) or that ``egoworld world fix`` flagged
   (``meta["pose_flags"]``); how many moments each reason left out is reported by the build.
+* Doubt (`doubt.vmr`): the margin of the window's and its segments' directions to the option boundary, and
+  a self-check span within one window of the moment's window.
 * Moments of one view video are at least ``min_separation_s`` apart.
 * Answer mix (`choose`): the release's shares of the two option sets (`mixes.VMR_MIX`: 78.8 % cardinal,
   21.2 % diagonal), each set a multiple of 4 questions with its four directions in turn, so each direction
@@ -45,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from egoworld.benchmarks.vsi_wild.build import doubt
 from egoworld.benchmarks.vsi_wild.build.config import VMRRules
 from egoworld.benchmarks.vsi_wild.build.drafts import Draft, select, weighted_merge
 from egoworld.benchmarks.vsi_wild.build.mixes import VMR_MIX, VMR_SETS
@@ -85,6 +88,9 @@ class Moment:
     speed_m_s: float
     direction: str
     option_set: str
+    off_deg: float = (
+        0.0  # the largest offset from the answer's centre of the window's and segments' directions
+    )
 
 
 def _turn(rot: NDArray, ref: NDArray) -> NDArray:
@@ -161,7 +167,9 @@ def analyse(src: WalkSource, view: ViewVideo, times: NDArray, rules: VMRRules) -
             continue
         frame = view.index.nearest(float(t))
         speed = float(np.hypot(total[i, 0], total[i, 2]) / (2 * w))
-        out.append(Moment(float(t), frame, float(angle[i]), speed, cls[0], cls[1]))
+        centre = (CARDINAL if cls[1] == "cardinal" else DIAGONAL)[cls[0]]
+        off = max(abs(float(wrap(angle[i] - centre))), float(np.abs(wrap(seg_angle[i] - centre)).max()))
+        out.append(Moment(float(t), frame, float(angle[i]), speed, cls[0], cls[1], off))
     return out
 
 
@@ -216,8 +224,10 @@ def drafts(
     vid = src.video_id(view_name)
     w = window_s(src, rules)
     least, unit = min_speed(src, rules)
+    flags = untrusted(src)
     out = []
     for m in moments(src, view_name, rules, seed, left_out):
+        near = any(a <= m.time_s + 2 * w and m.time_s - 2 * w <= b for a, b, _ in flags)
         stamp = hms(m.time_s)
         where = {"frame": "the indicated moment", "timestamp": stamp}.get(
             rules.moment, f"the indicated moment ({stamp})"
@@ -250,6 +260,8 @@ def drafts(
                     "option_set": m.option_set,
                     "angle_deg": round(m.angle_deg, 2),
                     "speed_m_s": round(m.speed_m_s, 3),
+                    "off_deg": round(m.off_deg, 2),
+                    **doubt.vmr(m.off_deg, near),
                     **({} if unit == "m/s" else {"speed_unit": unit, "min_speed": round(least, 6)}),
                     "duration_s": round(view.duration_s, 6),
                     "duration_group": duration_group(view.duration_s),

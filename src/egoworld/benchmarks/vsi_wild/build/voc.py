@@ -1,7 +1,8 @@
 """VOC — continuous object counting: the number of unique instances of a category that appear in one view
 video (every instance with an appearance row for that view counts once, however often it re-enters).
 
-One question per (view video, category present in it); scored with linear MRA. The selection draws the
+One question per (view video, category present in it); scored with linear MRA. Doubt (`doubt.voc`): the
+chance that one of the counted instances is spurious or half of a split object. The selection draws the
 release's count mix: the shares of the doubling bins 1 | 2–3 | 4–7 | … | 64–127 | 128+ (`mixes.VOC_MIX`,
 measured from the official file).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from egoworld.benchmarks.vsi_wild.build import doubt
 from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.benchmarks.vsi_wild.build.mixes import voc_bin
 from egoworld.world.walk_source import WalkSource
@@ -47,6 +49,7 @@ def drafts(src: WalkSource, view: str, video_path: str) -> list[Draft]:
     """VOC drafts of one view video."""
     v = src.views[view]
     vid = src.video_id(view)
+    apps = src.appearances.get(view, [])
     return [
         Draft(
             id=f"{vid}|VOC|{cat}",
@@ -63,6 +66,7 @@ def drafts(src: WalkSource, view: str, video_path: str) -> list[Draft]:
                 "duration_s": round(v.duration_s, 6),
                 "duration_group": duration_group(v.duration_s),
                 "provenance": provenance(src, view, cat, n),
+                **doubt.voc([a for a in apps if a.category == cat], apps),
             },
             stratum=count_bin(n),
         )

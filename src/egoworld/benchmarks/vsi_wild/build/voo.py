@@ -11,6 +11,7 @@ Rules:
   the uniform policy samples is the true order, each at a different sampled frame — a viewer who
   recognises every object in those N frames can answer.
 * First- and last-appearance questions come in equal numbers (the builder trims the larger kind).
+* Doubt (`doubt.voo`): the smallest time between consecutive events, and the weakest instance setting one.
 * Options: the true order and three other orders of the same four categories (seeded).
 """
 
@@ -21,9 +22,10 @@ from collections import defaultdict
 
 import numpy as np
 
+from egoworld.benchmarks.vsi_wild.build import doubt
 from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.benchmarks.vsi_wild.build.config import VOORules
-from egoworld.world.walk_source import WalkSource
+from egoworld.world.walk_source import Appearance, WalkSource
 from egoworld.benchmarks.vsi_wild.timing import duration_group, frame_spacing
 from egoworld.core.folders.hashing import seeded_rng
 from egoworld.core.schema import Media, VideoInput
@@ -54,14 +56,21 @@ def events(src: WalkSource, view: str, kind: str, frames: int) -> dict[str, tupl
     return out
 
 
-def provenance(src: WalkSource, view: str, kind: str, combo: tuple[str, ...]) -> list[dict]:
+def setters(src: WalkSource, view: str, kind: str, combo: tuple[str, ...]) -> list[Appearance]:
     """The appearance that sets each category's event (its earliest first / latest last appearance)."""
     out = []
     for cat in combo:
         apps = [a for a in src.appearances.get(view, []) if a.category == cat]
-        a = min(apps, key=lambda a: a.first_s) if kind == "first" else max(apps, key=lambda a: a.last_s)
-        out.append(ref("appearance", src.id, a.object, "intervals", [list(iv) for iv in a.intervals], view))
+        out.append(
+            min(apps, key=lambda a: a.first_s) if kind == "first" else max(apps, key=lambda a: a.last_s)
+        )
     return out
+
+
+def provenance(src: WalkSource, view: str, kind: str, combo: tuple[str, ...]) -> list[dict]:
+    """The appearance that sets each category's event."""
+    return [ref("appearance", src.id, a.object, "intervals", [list(iv) for iv in a.intervals], view)
+            for a in setters(src, view, kind, combo)]  # fmt: skip
 
 
 def valid_sets(ev: dict[str, tuple[float, float | None]], min_gap_s: float) -> list[tuple[str, ...]]:
@@ -102,6 +111,7 @@ def drafts(
                 if p != combo:
                     others.add(p)
             key = ",".join(sorted(combo))
+            min_gap = min(ev[b][0] - ev[a][0] for a, b in itertools.pairwise(combo))
             out.append(
                 Draft(
                     id=f"{vid}|VOO|{kind}|{key}",
@@ -118,7 +128,8 @@ def drafts(
                         "objects": correct,
                         "times_s": [round(ev[c][0], 6) for c in combo],
                         "sampled_times_s": [round(float(ev[c][1]), 6) for c in combo],  # type: ignore[arg-type]
-                        "min_gap_s": round(min(ev[b][0] - ev[a][0] for a, b in itertools.pairwise(combo)), 6),
+                        "min_gap_s": round(min_gap, 6),
+                        **doubt.voo(min_gap, setters(src, view, kind, combo), src.appearances.get(view, [])),
                         "duration_s": round(v.duration_s, 6),
                         "duration_group": duration_group(v.duration_s),
                         "provenance": provenance(src, view, kind, combo),

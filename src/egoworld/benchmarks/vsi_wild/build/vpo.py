@@ -14,6 +14,7 @@ Rules:
   build time, stored as ``images/…png`` and listed in ``media.images`` labelled "Frame 1" … "Frame 4". The
   offset keeps every image 30–60° away from all four view directions, so no query image is a frame of any
   view video.
+* Doubt (`doubt.vpo`): the smallest distance of a query frame to the ends of its place visit.
 * Options are orders of the labels ("Frame 2 → Frame 4 → Frame 1 → Frame 3"), any of the 24 as in the
   official release (where the presentation order 1 → 2 → 3 → 4 is correct in 46 of 1,302 questions and its
   reverse in 47, about 1/24 each). Across the selected questions the correct order cycles through all 24
@@ -31,6 +32,7 @@ from random import Random
 
 import numpy as np
 
+from egoworld.benchmarks.vsi_wild.build import doubt
 from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.benchmarks.vsi_wild.build.config import VPORules
 from egoworld.world.walk_source import Visit, WalkSource
@@ -146,10 +148,20 @@ def drafts(
                     "duration_s": round(v.duration_s, 6),
                     "duration_group": duration_group(v.duration_s),
                     "provenance": [ref("place_visit", src.id, p, "visits", _visits(src, p)) for p in chosen],
+                    **doubt.vpo(_visit_margin(src, [src.pano_index.time_of(f) for f in pano_frames])),
                 },
             )
         )
     return out
+
+
+def _visit_margin(src: WalkSource, times: list[float]) -> float:
+    """The smallest distance of a capture time to the ends of the place visit holding it."""
+    out = np.inf
+    for t in times:
+        v = next((v for v in src.visits if v.start_s <= t <= v.end_s), None)
+        out = min(out, 0.0 if v is None else min(t - v.start_s, v.end_s - t))
+    return float(out)
 
 
 def _visits(src: WalkSource, place: str) -> list[list[float]]:
