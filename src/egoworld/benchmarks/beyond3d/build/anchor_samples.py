@@ -29,6 +29,12 @@ from egoworld.benchmarks.beyond3d.build.anchors import Candidate, horizon_bucket
 from egoworld.benchmarks.beyond3d.build.fixture_balance import LabelBalance
 from egoworld.benchmarks.beyond3d.build.fixture_labels import fixture_options, nearest_fixture
 from egoworld.benchmarks.beyond3d.build.locations import display_name
+from egoworld.benchmarks.beyond3d.build.time_choices import choice_text, make_choices, round_time
+from egoworld.benchmarks.beyond3d.build.visibility_tracks import (
+    DETECTED_VISIBLE,
+    STATE_NAMES,
+    VisibilityTracks,
+)
 from egoworld.benchmarks.beyond3d.prompts import (
     CLOCK_CHOICES,
     DIRECTION_LABELS,
@@ -36,12 +42,6 @@ from egoworld.benchmarks.beyond3d.prompts import (
     QUADRANT_ORDER,
     VISIBILITY_CHOICES,
     question_text,
-)
-from egoworld.benchmarks.beyond3d.build.time_choices import choice_text, make_choices, round_time
-from egoworld.benchmarks.beyond3d.build.visibility_tracks import (
-    DETECTED_VISIBLE,
-    STATE_NAMES,
-    VisibilityTracks,
 )
 from egoworld.core.folders.hashing import seeded_rng
 from egoworld.core.schema import FrameInput, Media, Sample, Trajectory, VideoInput

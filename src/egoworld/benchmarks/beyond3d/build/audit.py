@@ -24,7 +24,6 @@ from pathlib import Path
 
 import numpy as np
 
-from egoworld.world.detections import DetectionTable
 from egoworld.benchmarks.beyond3d.build.visibility_tracks import (
     DETECTED_VISIBLE,
     IN_MOTION,
@@ -35,6 +34,7 @@ from egoworld.benchmarks.beyond3d.build.visibility_tracks import (
 from egoworld.core.folders.files import InputFileError, iter_jsonl, open_text
 from egoworld.metrics.stats import cluster_bootstrap_cis
 from egoworld.render.tables import Table, fmt, to_markdown
+from egoworld.world.detections import DetectionTable
 from egoworld.world.episode import Episode
 
 UNSCORED = (IN_MOTION, NOT_GROUNDABLE)
@@ -332,8 +332,8 @@ def audit_worlds(
 ) -> AuditResult:
     """Build the tracks of ``worlds`` (as a build would, or with a perfect detector: ``detections="perfect"``)
     and audit them against a marks CSV or the worlds' exact visibility."""
-    from egoworld.benchmarks.beyond3d.build.builder import detection_table, load_worlds, sim_half_sizes
     from egoworld.benchmarks.beyond3d.build.anchor_samples import participant
+    from egoworld.benchmarks.beyond3d.build.builder import detection_table, load_worlds, sim_half_sizes
     from egoworld.benchmarks.beyond3d.build.visibility_tracks import TrackConfig, build_tracks
 
     if (marks is None) == (not truth):

@@ -20,6 +20,13 @@ from egoworld.benchmarks.beyond3d import (
     TASK_ORDER,
     VISIBILITY,
 )
+from egoworld.benchmarks.beyond3d.build.anchor_samples import (
+    EpisodeContext,
+    control_sample,
+    episode_events,
+    fixture_at,
+    trajectory_samples,
+)
 from egoworld.benchmarks.beyond3d.build.anchors import (
     Candidate,
     Needs,
@@ -39,26 +46,19 @@ from egoworld.benchmarks.beyond3d.build.common import (
     save,
     source_hashes,
 )
-from egoworld.world.detections import DetectionTable
 from egoworld.benchmarks.beyond3d.build.fixture_balance import LabelBalance, balance_label_guesses
-from egoworld.benchmarks.beyond3d.build.fixture_plan import capped_selection, plan_questions
 from egoworld.benchmarks.beyond3d.build.fixture_labels import counter_area_labels, fixture_options
+from egoworld.benchmarks.beyond3d.build.fixture_plan import capped_selection, plan_questions
 from egoworld.benchmarks.beyond3d.build.letter_balance import balance_letters, letter_counts
-from egoworld.benchmarks.beyond3d.build.anchor_samples import (
-    EpisodeContext,
-    control_sample,
-    episode_events,
-    fixture_at,
-    trajectory_samples,
-)
 from egoworld.benchmarks.beyond3d.build.shortfall import select_balanced, shortfall_note
 from egoworld.benchmarks.beyond3d.build.time_only import build_time_only
 from egoworld.benchmarks.beyond3d.build.visibility_tracks import VisibilityTracks, build_tracks
 from egoworld.core.folders.files import InputFileError, read_json_object, write_json
-from egoworld.core.folders.loader import begin_write
 from egoworld.core.folders.hashing import seeded_rng
+from egoworld.core.folders.loader import begin_write
 from egoworld.core.process.pool import map_jobs
 from egoworld.core.schema import Sample
+from egoworld.world.detections import DetectionTable
 from egoworld.world.episode import Episode
 from egoworld.world.episode_folder import find_episodes, load_episode
 

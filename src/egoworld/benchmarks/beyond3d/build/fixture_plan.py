@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from egoworld.benchmarks.beyond3d.build.anchor_samples import EpisodeContext, fixture_at
 from egoworld.benchmarks.beyond3d.build.anchors import Candidate, Needs, Selection
 from egoworld.benchmarks.beyond3d.build.fixture_labels import (
     FIXTURE_TYPE_OPTIONS,
@@ -32,7 +33,6 @@ from egoworld.benchmarks.beyond3d.build.fixture_labels import (
     release_option_counts,
 )
 from egoworld.benchmarks.beyond3d.build.label_select import Form, allowance_selection
-from egoworld.benchmarks.beyond3d.build.anchor_samples import EpisodeContext, fixture_at
 from egoworld.benchmarks.beyond3d.build.shortfall import Shortfall, select_balanced
 from egoworld.core.folders.hashing import seeded_rng
 

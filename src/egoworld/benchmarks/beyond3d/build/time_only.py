@@ -26,6 +26,14 @@ from egoworld.benchmarks.beyond3d import (
     OO_DISTANCE,
     VISIBILITY,
 )
+from egoworld.benchmarks.beyond3d.build.anchor_samples import (
+    EpisodeContext,
+    anchor_id,
+    common_metadata,
+    episode_events,
+    media_for,
+    time_question,
+)
 from egoworld.benchmarks.beyond3d.build.anchors import Candidate, Needs, eligible_targets, horizon_bucket
 from egoworld.benchmarks.beyond3d.build.common import (
     BuildConfig,
@@ -37,21 +45,13 @@ from egoworld.benchmarks.beyond3d.build.common import (
 )
 from egoworld.benchmarks.beyond3d.build.letter_balance import balance_letters
 from egoworld.benchmarks.beyond3d.build.locations import IN_MOTION_SEGMENT, display_name, timeline
-from egoworld.benchmarks.beyond3d.prompts import question_text
-from egoworld.benchmarks.beyond3d.build.anchor_samples import (
-    EpisodeContext,
-    anchor_id,
-    common_metadata,
-    episode_events,
-    media_for,
-    time_question,
-)
 from egoworld.benchmarks.beyond3d.build.shortfall import select_balanced, shortfall_note
 from egoworld.benchmarks.beyond3d.build.time_choices import feasible_ranks, round_time
 from egoworld.benchmarks.beyond3d.build.visibility_tracks import sample_times
+from egoworld.benchmarks.beyond3d.prompts import question_text
 from egoworld.core.folders.files import write_json
-from egoworld.core.folders.loader import begin_write
 from egoworld.core.folders.hashing import stable_int
+from egoworld.core.folders.loader import begin_write
 from egoworld.core.schema import Sample
 from egoworld.world.episode import Episode
 

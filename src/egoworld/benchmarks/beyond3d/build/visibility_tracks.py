@@ -32,7 +32,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from egoworld.benchmarks.beyond3d.build.depth import DepthFrames, open_depth
-from egoworld.world.detections import DetectionTable
 from egoworld.benchmarks.beyond3d.build.locations import (
     IN_MOTION_SEGMENT,
     display_name,
@@ -44,6 +43,7 @@ from egoworld.benchmarks.beyond3d.build.projection import footprint_from_bbox, s
 from egoworld.core.folders.files import InputFileError
 from egoworld.geometry.boxes import ray_box_entry
 from egoworld.geometry.visibility import sample_depth
+from egoworld.world.detections import DetectionTable
 from egoworld.world.episode import Episode, EpisodeObject
 
 OUT_OF_VIEW, OCCLUDED, VISUALLY_UNCONFIRMED, DETECTED_VISIBLE, IN_MOTION, NOT_GROUNDABLE = range(6)

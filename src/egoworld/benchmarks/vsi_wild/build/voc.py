@@ -14,10 +14,10 @@ from collections import defaultdict
 from egoworld.benchmarks.vsi_wild.build import doubt
 from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.benchmarks.vsi_wild.build.mixes import voc_bin
-from egoworld.world.walk_source import WalkSource
 from egoworld.benchmarks.vsi_wild.timing import duration_group
 from egoworld.core.schema import Media, VideoInput
 from egoworld.world.fields import ref
+from egoworld.world.walk_source import WalkSource
 
 QUESTION = (
     "[Fill-in-the-Blank] Throughout this video, count the total number of {category}(s) you observe. "

@@ -23,13 +23,13 @@ from collections import defaultdict
 import numpy as np
 
 from egoworld.benchmarks.vsi_wild.build import doubt
-from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.benchmarks.vsi_wild.build.config import VOORules
-from egoworld.world.walk_source import Appearance, WalkSource
+from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.benchmarks.vsi_wild.timing import duration_group, frame_spacing
 from egoworld.core.folders.hashing import seeded_rng
 from egoworld.core.schema import Media, VideoInput
 from egoworld.world.fields import ref
+from egoworld.world.walk_source import Appearance, WalkSource
 
 KINDS = ("first", "last")
 QUESTION = "[Ordering] In this video, choose the option listing the four objects by {kind}-appearance time."

@@ -33,13 +33,13 @@ from random import Random
 import numpy as np
 
 from egoworld.benchmarks.vsi_wild.build import doubt
-from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.benchmarks.vsi_wild.build.config import VPORules
-from egoworld.world.walk_source import Visit, WalkSource
+from egoworld.benchmarks.vsi_wild.build.drafts import Draft
 from egoworld.benchmarks.vsi_wild.timing import duration_group, frame_spacing
 from egoworld.core.folders.hashing import seeded_rng
 from egoworld.core.schema import ImageInput, Media, VideoInput
 from egoworld.world.fields import ref
+from egoworld.world.walk_source import Visit, WalkSource
 
 QUESTION = (
     "[Single-Choice] Here are 4 frames captured at different moments in the video. Each frame is shown from a "
@@ -196,10 +196,10 @@ def balance_orders(drafts_: list[Draft], seed: int) -> list[Draft]:
 
 def render_images(src: WalkSource, drafts_: list[Draft], out_root: Path) -> int:
     """Render and write the query images of ``drafts_`` (all of ``src``); returns the number written."""
-    from egoworld.world.panorama_views import render_view
     from egoworld.core.folders.files import atomic_open
     from egoworld.media.decoder import decode_frames
     from egoworld.media.encode import png_bytes
+    from egoworld.world.panorama_views import render_view
 
     jobs = [(d, k) for d in drafts_ for k in range(4)]
     wanted = sorted({d.metadata["pano_frames"][k] for d, k in jobs})
