@@ -207,7 +207,9 @@ def test_second_run_on_a_folder_in_use_refuses(tmp_path):
 def test_two_real_processes_on_one_folder(tmp_path):
     bench = tiny_bench(tmp_path / "b", n_mc=8, n_int=0)
     out = tmp_path / "r"
-    with FakeOpenAIServer(model="fake-vlm-1", delay=0.25) as srv:
+    # 8 requests of 1 s each: the first run is still going while the second starts (a slow start on a
+    # loaded machine took over 2 s)
+    with FakeOpenAIServer(model="fake-vlm-1", delay=1.0) as srv:
         argv = [
             sys.executable, "-m", "egoworld.cli", "run", "--bench", str(bench), "--model", "openai:fake-vlm-1",
             "--base-url", srv.base_url, "--out", str(out), "--no-progress", "--concurrency", "1",
