@@ -295,3 +295,27 @@ def test_epochs_are_separate_requests_averaged_per_question(tmp_path):
         by_sample.setdefault(r["sample"], []).append(r["score"])
     expected = sum(sum(v) / len(v) for v in by_sample.values()) / len(by_sample) * 100
     assert scores["tasks"]["MC"]["accuracy"] == pytest.approx(expected)
+
+
+def test_a_typo_in_the_setting_then_the_corrected_command_into_the_same_folder(tmp_path):
+    """``--setting frame`` (typo) is refused by name; the corrected command into the same --out runs."""
+    from typer.testing import CliRunner
+
+    from egoworld.cli import app
+
+    bench = balanced_mc_bench(tmp_path / "b", n_mc=4, n_int=0)
+    argv = [
+        "run",
+        "--bench",
+        str(bench.root),
+        "--out",
+        str(tmp_path / "r"),
+        "--model",
+        "random",
+        "--no-progress",
+    ]
+    res = CliRunner().invoke(app, [*argv, "--setting", "frame"])
+    assert res.exit_code == 2 and "frame" in res.output, res.output
+    res = CliRunner().invoke(app, [*argv, "--setting", "text"])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["status"] == "complete"
