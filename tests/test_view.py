@@ -454,3 +454,23 @@ def test_review_offers_the_most_doubtful_first(tmp_path) -> None:
     with starlette_testclient.TestClient(create_app(ViewApp(Workspace([root])))) as client:
         plain = client.get(f"/b/{bv.id}/samples").text
         assert plain.index("dir-00") < plain.index("dir-05") < plain.index("count-03")
+
+
+def test_compare_baseline_is_the_first_named_run_else_not_the_oracle(tmp_path) -> None:
+    """``egoworld view runs/`` (found by scanning, in name order: oracle, prior, random) compares against the
+    first run that is not the oracle; runs named on the command line keep their order, the first is the
+    baseline."""
+    from types import SimpleNamespace
+
+    from egoworld.view.app import default_baseline
+
+    runs = [
+        SimpleNamespace(dir=tmp_path / "runs" / name, manifest={"model_spec": name})
+        for name in ("oracle", "prior", "random")
+    ]
+    assert default_baseline(runs, [tmp_path / "runs"]).dir.name == "prior"  # type: ignore[arg-type]
+    named = [runs[0].dir, runs[2].dir]
+    assert default_baseline(runs, named).dir.name == "oracle"  # type: ignore[arg-type]
+    only_oracle = runs[:1]
+    assert default_baseline(only_oracle, [tmp_path / "runs"]).dir.name == "oracle"  # type: ignore[arg-type]
+    assert default_baseline([], []) is None

@@ -33,7 +33,7 @@ from egoworld.view.media import MediaSource, video_file
 from egoworld.view.queries import SampleFilter, list_samples
 from egoworld.view.review import DECISIONS, ReviewLog
 from egoworld.view.scene_routes import SceneRoutes
-from egoworld.view.workspace import VERDICTS, BenchView, Workspace
+from egoworld.view.workspace import VERDICTS, BenchView, RunView, Workspace
 
 STATIC = Path(__file__).parent / "static"
 
@@ -67,6 +67,18 @@ class _Token(BaseHTTPMiddleware):
         if request.query_params.get("token"):
             response.set_cookie("egoworld_token", self.token, httponly=True, samesite="strict")
         return response
+
+
+def default_baseline(runs: list[RunView], named: list[Path]) -> RunView | None:
+    """The compare page's baseline when none is asked for: the first run named on the command line; runs
+    found by scanning a folder (in name order) give the first that is not an ``oracle``, whose every
+    difference would be negative."""
+    given = {Path(p).resolve() for p in named}
+    first_named = next((r for r in runs if Path(r.dir).resolve() in given), None)
+    if first_named is not None:
+        return first_named
+    plain = next((r for r in runs if r.manifest.get("model_spec") != "oracle"), None)
+    return plain or (runs[0] if runs else None)
 
 
 class ViewApp(HumanRoutes, SceneRoutes):
@@ -324,9 +336,11 @@ class ViewApp(HumanRoutes, SceneRoutes):
         base = next((r for r in bv.runs if r.id == given), None) if given else None
         if base is None and self.baseline is not None:  # `egoworld view --baseline RUN`
             base = next((r for r in bv.runs if Path(r.dir).resolve() == self.baseline), None)
-        if base is None:  # the first run named: in ?runs=, else on the command line (never re-sorted)
+        if base is None and request.query_params.getlist("runs"):  # the first run ?runs= names
             by_id = {r.id: r for r in bv.runs}
             base = next((by_id[c] for c in chosen if c in by_id), None)
+        if base is None:
+            base = default_baseline(runs, self.ws.paths if self.ws else [])
         if base is not None and base not in runs:
             runs = [base, *runs]
         return self.render(
