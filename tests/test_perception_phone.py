@@ -110,8 +110,7 @@ def test_a_non_panorama_without_camera_is_read_as_a_90_degree_pinhole(
 def test_a_camera_of_another_size_or_kind_is_refused(phone: tuple[Path, Path], tmp_path: Path) -> None:
     video, cam = phone
     wrong = tmp_path / "camera.json"
-    wrong.write_text(json.dumps(json.loads(cam.read_text()) | {"width": 640, "height": 480}))
-    res = _run(
+    argv = [
         "world",
         "perceive",
         str(video),
@@ -121,22 +120,14 @@ def test_a_camera_of_another_size_or_kind_is_refused(phone: tuple[Path, Path], t
         str(wrong),
         "--out",
         str(tmp_path / "o"),
-    )
+    ]
+    wrong.write_text(json.dumps(json.loads(cam.read_text()) | {"width": 640, "height": 480}))
+    res = _run(*argv)
     assert res.exit_code == 2 and "the camera is 640×480" in res.output and "128×128" in res.output, (
         res.output
     )
     wrong.write_text(json.dumps({"kind": "equirect", "width": 256, "height": 128}))
-    res = _run(
-        "world",
-        "perceive",
-        str(video),
-        "--kind",
-        "walk",
-        "--camera",
-        str(wrong),
-        "--out",
-        str(tmp_path / "o"),
-    )
+    res = _run(*argv)
     assert res.exit_code == 2 and "not a 2:1 panorama" in res.output, res.output
     assert not (tmp_path / "o" / "walk_000").exists()
 
