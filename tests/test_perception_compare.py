@@ -70,11 +70,31 @@ def test_a_similarity_transform_is_aligned_away(truth: Path, tmp_path: Path) -> 
     assert traj["ate_pct"] == pytest.approx(0.0, abs=1e-4) and traj["scale"] == pytest.approx(2.0)
     vmr = res["questions"]["vsi_wild"]["VMR"]
     assert vmr["agreement_perceived"] == vmr["agreement_matched"] == 1.0
-    # half the speed: other moments pass the speed rule, so the question sets differ and say so; each truth
-    # question the perceived build does not ask counts against the gold agreement (the matched-only 1.0 not)
+    # half the speed: other moments pass the speed rule, so the two builds ask other questions and say so;
+    # asked of the perceived world, every truth question still gets the truth's gold
     assert vmr["perceived"] != vmr["truth"] and vmr["unmatched_truth"] == vmr["truth"] - vmr["matched"] > 0
-    assert vmr["coverage"] == vmr["matched"] / vmr["truth"] < 1
-    assert vmr["agreement"] == pytest.approx(vmr["coverage"]) and vmr["agreement"] < 1.0
+    assert vmr["agreement"] == vmr["coverage"] == vmr["agreement_answered"] == 1.0
+
+
+def test_a_truth_question_the_perceived_world_cannot_answer_counts_against(
+    truth: Path, tmp_path: Path
+) -> None:
+    """Poses flagged untrusted over the first half: the truth's VMR questions there cannot be asked of the
+    perceived world (coverage below 1, each counted against); merged places leave no VPO question answerable."""
+    perceived = _copy(truth, tmp_path)
+    ep_dir = perceived / "walk_000"
+    ep = load_episode(ep_dir)
+    flags = [{"start_s": 0.0, "end_s": 90.0, "why": "test"}]
+    visits = list(read_jsonl(ep_dir / "place_visits.jsonl"))
+    save_episode(ep.model_copy(update={"meta": {**ep.meta, "pose_flags": flags}}), ep_dir)
+    write_jsonl(ep_dir / "place_visits.jsonl", [{**v, "place": "one"} for v in visits])
+    q = compare_worlds(perceived, truth)["questions"]["vsi_wild"]
+    vmr, vpo = q["VMR"], q["VPO"]
+    assert 0 < vmr["coverage"] < 1 and vmr["agreement_answered"] == 1.0
+    assert vmr["agreement"] == pytest.approx(vmr["coverage"])
+    assert (
+        vpo["truth"] > 0 and vpo["coverage"] == vpo["agreement"] == 0.0 and vpo["agreement_answered"] is None
+    )
 
 
 def test_noise_and_a_removed_object_move_the_figures(truth: Path, tmp_path: Path) -> None:
@@ -175,7 +195,7 @@ def test_cli_prints_the_table_and_writes_json(truth: Path, tmp_path: Path) -> No
     res = CliRunner().invoke(app, ["world", "compare", str(perceived), str(truth), "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert "gold agreement (of truth)" in res.stdout and "| vsi_wild | VOC |" in res.stdout
-    assert "coverage" in res.stdout and "agreement of matched" in res.stdout
+    assert "coverage" in res.stdout and "agreement of answered" in res.stdout
     saved = json.loads(out.read_text())
     assert saved["questions"]["vsi_wild"]["VMR"]["agreement"] == 1.0
     res = CliRunner().invoke(app, ["world", "compare", str(perceived), str(truth), "--json"])

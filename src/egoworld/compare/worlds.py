@@ -139,25 +139,26 @@ def figure_table(res: dict) -> Table:
 
 
 def question_table(res: dict) -> Table:
-    """Per benchmark and task: gold agreement over the truth's questions, coverage, the matched-only and the
-    perceived-side figures (`question_agreement`)."""
+    """Per benchmark and task: gold agreement over the truth's questions asked of the perceived world,
+    coverage, the answered-only, both-built and perceived-side figures (`question_agreement`)."""
     rows: Table = [
-        ["benchmark", "task", "truth", "perceived", "matched", "gold agreement (of truth)", "coverage",
-         "agreement of matched", "agreement of perceived"]
+        ["benchmark", "task", "truth", "perceived", "gold agreement (of truth)", "coverage",
+         "agreement of answered", "built by both", "agreement of perceived"]
     ]  # fmt: skip
     for bench, tasks in res["questions"].items():
         for task, f in tasks.items():
-            rows.append([bench, task, str(f["truth"]), str(f["perceived"]), str(f["matched"]),
-                         _pct(f["agreement"]), _pct(f["coverage"]), _pct(f["agreement_matched"]),
+            rows.append([bench, task, str(f["truth"]), str(f["perceived"]), _pct(f["agreement"]),
+                         _pct(f["coverage"]), _pct(f["agreement_answered"]), str(f["matched"]),
                          _pct(f.get("agreement_perceived"))])  # fmt: skip
     return rows
 
 
 QUESTION_NOTE = (
-    "gold agreement (of truth): truth questions the perceived build asks with the same gold / truth questions "
-    "(a truth question it does not ask counts against); coverage: asked / truth questions; agreement of "
-    "matched: same gold / questions both built; agreement of perceived: perceived questions whose gold the "
-    "truth gives when re-answered / perceived questions"
+    "gold agreement (of truth): the truth's questions asked of the perceived world, answered with the truth's "
+    "gold / truth questions (one it cannot answer counts against; Beyond3D: one the perceived build does not "
+    "ask); coverage: answerable / truth questions; agreement of answered: same gold / answerable; built by "
+    "both: questions both builds made (same anchor); agreement of perceived: the perceived build's questions "
+    "whose gold the truth gives when re-answered / perceived questions"
 )
 
 
