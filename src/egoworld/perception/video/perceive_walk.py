@@ -7,7 +7,7 @@ perspective (or fisheye) video, that video and its one view ``front``
 (`egoworld.perception.video.perspective_walk`) — camera poses
 (``poses.jsonl``), per-view ``appearances.jsonl`` from detections linked into instances
 (`egoworld.perception.video.instance_tracks`), the tracked per-view detections (``detections_<view>.jsonl``) and
-``place_visits.jsonl`` / ``places.jsonl`` from the trajectory (`egoworld.perception.video.place_visits`).
+``place_visits.jsonl`` / ``places.jsonl`` from the video's look (`egoworld.perception.video.place_looks`).
 
 `perceive_kitchen` (`egoworld.perception.video.perceive_kitchen`, above this module) turns a kitchen video and its movement
 annotations into the folder `build beyond3d` reads (an estimated trajectory aligned to the annotations by
@@ -35,7 +35,7 @@ from egoworld.perception.detectors.spec import make_detector, parse_detector
 from egoworld.perception.provenance import Provenance
 from egoworld.perception.video.appearances import appearance_rows, counts
 from egoworld.perception.video.instance_tracks import Instance, TrackSettings, track
-from egoworld.perception.video.place_visits import place_visits
+from egoworld.perception.video.place_looks import look_visits
 from egoworld.perception.video.reid3d import Rays
 from egoworld.perception.video.trajectory import Trajectory, frame_targets, sampled_frames
 from egoworld.perception.video.trajectory_check import check_lines
@@ -329,7 +329,10 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
         rows, objects = perceive_objects(folder, episode, views, traj, stride, settings, say)
     write_jsonl(folder / "appearances.jsonl", rows)
     duration = max(index.end_s, float(traj.times_s[-1]))
-    visits, places, place_prov = place_visits(traj, end_s=duration)
+    # places from the look of the panorama (or the one view): appearance tells places apart where the path
+    # turns no corner (`place_looks`)
+    look_video = media if panoramic else folder / views["front"]["video"]
+    visits, places, place_prov = look_visits(look_video, end_s=duration)
     write_jsonl(folder / "place_visits.jsonl", visits)
     write_jsonl(folder / "places.jsonl", places)
     perception = {
