@@ -225,7 +225,9 @@ def main() -> None:
         c = f.get("doubt_catch")
         if c:
             say(f"VSI-Super-Wild {task}: of {c['wrong']} wrong golds in {c['questions']} perceived questions, "
-                f"the first 10 % of the doubt order holds {c['first_10pct']}, the first 20 % {c['first_20pct']}")  # fmt: skip
+                f"the first 10 % of the doubt order holds {c['first_10pct']} (at most {c['first_10pct_most']}), "
+                f"the first 20 % {c['first_20pct']} (at most {c['first_20pct_most']}; a random order "
+                f"{0.2 * c['wrong']:.0f})")  # fmt: skip
     say_agreement("Beyond3D", b3d)
     walk_min, kitchen_min = EPISODES * WALK_MIN, EPISODES * KITCHEN_MIN
 

@@ -11,7 +11,7 @@ Rules:
   the uniform policy samples is the true order, each at a different sampled frame — a viewer who
   recognises every object in those N frames can answer.
 * First- and last-appearance questions come in equal numbers (the builder trims the larger kind).
-* Doubt (`doubt.voo`): the smallest time between consecutive events, and the weakest instance setting one.
+* Doubt (`doubt.voo`): the smallest time between consecutive events.
 * Options: the true order and three other orders of the same four categories (seeded).
 """
 
@@ -129,7 +129,7 @@ def drafts(
                         "times_s": [round(ev[c][0], 6) for c in combo],
                         "sampled_times_s": [round(float(ev[c][1]), 6) for c in combo],  # type: ignore[arg-type]
                         "min_gap_s": round(min_gap, 6),
-                        **doubt.voo(min_gap, setters(src, view, kind, combo), src.appearances.get(view, [])),
+                        **doubt.voo(min_gap),
                         "duration_s": round(v.duration_s, 6),
                         "duration_group": duration_group(v.duration_s),
                         "provenance": provenance(src, view, kind, combo),
