@@ -65,7 +65,9 @@ def test_perceived_walk_has_the_files_and_provenance(perceived: Path, truth: Pat
     assert prov["place_visits"]["backend"] == "look-changes"  # places from the panorama's look
     from egoworld.compare.trajectory_agreement import place_agreement
 
-    places = place_agreement(read_jsonl(folder / "place_visits.jsonl"), read_jsonl(truth / "place_visits.jsonl"))
+    places = place_agreement(
+        read_jsonl(folder / "place_visits.jsonl"), read_jsonl(truth / "place_visits.jsonl")
+    )
     print("places from the look", places)
     # measured: 0.70 of the time, 3 places for the truth's 2 (one look change inside a place)
     assert places["time_agreement"] > 0.6 and places["perceived_places"] <= places["true_places"] + 1
