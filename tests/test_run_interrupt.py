@@ -16,11 +16,21 @@ def _argv(bench: Path, out: Path) -> list[str]:
             "--permutations", "shuffle24", "--limit", "2000", "--out", str(out), "--no-progress"]  # fmt: skip
 
 
+def _sigint_as_on_a_terminal() -> None:
+    """The child starts with Ctrl-C's default action, as from a terminal: a child inherits an ignored SIGINT
+    (a library in the test worker may have set it; `nohup` and `cmd &` do), and Python then never raises
+    KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_sigint_stops_a_local_baseline_fast_and_the_rerun_scores_as_an_uninterrupted_run(
     vsi_bench_dir: Path, tmp_path: Path
 ) -> None:
     proc = subprocess.Popen(
-        _argv(vsi_bench_dir, tmp_path / "cut"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        _argv(vsi_bench_dir, tmp_path / "cut"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        preexec_fn=_sigint_as_on_a_terminal,
     )
     store = tmp_path / "cut" / "responses.sqlite"
     deadline = time.monotonic() + 120
