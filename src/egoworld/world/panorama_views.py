@@ -67,12 +67,14 @@ def cut_views(
     fov_deg: float = 90.0,
     crf: int = 20,
     progress: Callable[[int], None] | None = None,
+    on_frame: Callable[[int, NDArray], None] | None = None,
 ) -> dict[str, Any]:
     """Write ``front/right/back/left.mp4`` of an equirectangular video into ``out_dir``.
 
     Returns the views' metadata (the same fields a synthetic walk keeps in ``meta["views"]``): yaw, pitch,
     FOV, video file name, size, frames, duration and pinhole camera. Output is constant frame rate at the
-    panorama's average rate; the same input gives the same bytes.
+    panorama's average rate; the same input gives the same bytes. ``on_frame(index, rgb)`` sees each decoded
+    panorama frame (so a caller that needs the frames too decodes the video once).
     """
     import av
 
@@ -105,6 +107,8 @@ def cut_views(
                     v: VideoWriter(out_dir / f"{v}.mp4", float(rate), (size, size), crf=crf)
                     for v in VIEW_ORDER
                 }
+            if on_frame is not None:
+                on_frame(frames, rgb)
             for v in VIEW_ORDER:  # sampling and x264 release the GIL: the views are cut side by side
                 if v in last:
                     last[v].result()

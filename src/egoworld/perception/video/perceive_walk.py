@@ -35,7 +35,7 @@ from egoworld.perception.detectors.spec import make_detector, parse_detector
 from egoworld.perception.provenance import Provenance
 from egoworld.perception.video.appearances import appearance_rows, counts
 from egoworld.perception.video.instance_tracks import Instance, TrackSettings, track
-from egoworld.perception.video.place_looks import look_visits
+from egoworld.perception.video.place_looks import LookCollector, LookSegmenter, look_visits, visits_from_looks
 from egoworld.perception.video.reid3d import Rays
 from egoworld.perception.video.trajectory import Trajectory, frame_targets, sampled_frames
 from egoworld.perception.video.trajectory_check import check_lines
@@ -296,9 +296,10 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
     traj = read_trajectory(settings.trajectory, index.avg_fps or 1.0)
     media = folder / f"{'pano' if panoramic else 'video'}{video.suffix.lower()}"
     link_into(video, media)
+    looks = LookCollector(LookSegmenter(), index)  # a panorama is decoded once, for its views and looks
     if panoramic:
         say(f"{episode}: cutting the four views ({settings.view_size} px)")
-        views = cut_views(media, folder, size=settings.view_size)
+        views = cut_views(media, folder, size=settings.view_size, on_frame=looks.add)
         view_record = Provenance("equirect-cut", "av", {"size": settings.view_size, "fov_deg": 90.0}).record()
     else:
         say(f"{episode}: a perspective walk ({camera.kind} camera): one view, front")
@@ -331,8 +332,10 @@ def perceive_walk(video: Path, folder: Path, settings: PerceiveSettings, say: Sa
     duration = max(index.end_s, float(traj.times_s[-1]))
     # places from the look of the panorama (or the one view): appearance tells places apart where the path
     # turns no corner (`place_looks`)
-    look_video = media if panoramic else folder / views["front"]["video"]
-    visits, places, place_prov = look_visits(look_video, end_s=duration)
+    if panoramic:
+        visits, places, place_prov = visits_from_looks(*looks.arrays(), duration, looks.segmenter)
+    else:
+        visits, places, place_prov = look_visits(folder / views["front"]["video"], end_s=duration)
     write_jsonl(folder / "place_visits.jsonl", visits)
     write_jsonl(folder / "places.jsonl", places)
     perception = {

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from egoworld.media.index import probe
+from egoworld.media.index import VideoIndex, probe
 from egoworld.perception.provenance import Provenance
 from egoworld.perception.video.place_visits import visits_from_labels
 from egoworld.perception.video.trajectory import sampled_frames
@@ -48,15 +48,17 @@ class LookSegmenter:
             out.append(hist.astype(np.float64) / max(float(hist.sum()), 1.0))
         return np.mean(out, axis=0)
 
+    def stride(self, index: VideoIndex) -> int:
+        """Every how many frames a look is taken (about one per ``sample_s``)."""
+        return max(1, round((index.avg_fps or 1.0) * self.sample_s))
+
     def looks(self, video: str | Path) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Times and looks of about one frame per ``sample_s`` of ``video``."""
-        index = probe(video)
-        stride = max(1, round((index.avg_fps or 1.0) * self.sample_s))
-        times, looks = [], []
-        for t, rgb in sampled_frames(video, stride):
-            times.append(t)
-            looks.append(self.look(rgb))
-        return np.array(times), np.array(looks)
+        """Times and looks of about one frame per ``sample_s`` of ``video`` (decoded here)."""
+        collect = LookCollector(self, probe(video))
+        for t, rgb in sampled_frames(video, collect.every):
+            collect.times.append(t)
+            collect.looks.append(self.look(rgb))
+        return collect.arrays()
 
     def labels(self, times: NDArray, looks: NDArray) -> NDArray[np.int64]:
         """A place number per sampled frame (0, 1, … in order of first visit)."""
@@ -91,6 +93,25 @@ class LookSegmenter:
         return np.array([place_of[int(s)] for s in segment], np.int64)
 
 
+class LookCollector:
+    """Looks of frames decoded elsewhere (`egoworld.world.panorama_views.cut_views`'s ``on_frame``): ``add``
+    takes frame ``i`` when ``i`` is a multiple of the segmenter's stride, as `LookSegmenter.looks` would."""
+
+    def __init__(self, segmenter: LookSegmenter, index: VideoIndex):
+        self.segmenter, self.index = segmenter, index
+        self.every = segmenter.stride(index)
+        self.times: list[float] = []
+        self.looks: list[NDArray[np.float64]] = []
+
+    def add(self, i: int, rgb: NDArray[np.uint8]) -> None:
+        if i % self.every == 0:
+            self.times.append(self.index.time_of(i))
+            self.looks.append(self.segmenter.look(rgb))
+
+    def arrays(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        return np.array(self.times), np.array(self.looks)
+
+
 def _distance(a: NDArray, b: NDArray) -> float:
     """Total variation distance of two looks (0 … 1)."""
     return 0.5 * float(np.abs(a - b).sum())
@@ -101,7 +122,13 @@ def look_visits(
 ) -> tuple[list[dict], list[dict], Provenance]:
     """Visits, places ``{id, kind, name}`` and the provenance from the looks of ``video`` (ends at ``end_s``)."""
     seg = segmenter or LookSegmenter()
-    times, looks = seg.looks(video)
+    return visits_from_looks(*seg.looks(video), end_s, seg)
+
+
+def visits_from_looks(
+    times: NDArray, looks: NDArray, end_s: float, seg: LookSegmenter
+) -> tuple[list[dict], list[dict], Provenance]:
+    """`look_visits` from looks already taken (a `LookCollector`'s ``arrays()``)."""
     labels = seg.labels(times, looks)
     visits = visits_from_labels(times, labels, float(end_s))
     places = [{"id": f"place_{k:03d}", "kind": "place", "name": f"place {k + 1}"} for k in np.unique(labels)]
